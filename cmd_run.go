@@ -1,0 +1,123 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/script"
+)
+
+func (a *app) runCommand() *cobra.Command {
+	var contextPath string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "run SCRIPT.yaml",
+		Short: "Play a script: each turn is answered by its scripted reply or sent to the model",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			sc, err := script.Load(args[0])
+			if err != nil {
+				return err
+			}
+			if contextPath == "" {
+				contextPath = sc.Context
+			}
+			if contextPath == "" {
+				return &diag.Error{File: sc.Path, Line: 1, Col: 1, Msg: "the script names no context file; add context: or give --context FILE"}
+			}
+			file, err := ctxfile.Load(contextPath)
+			if err != nil {
+				return err
+			}
+			settings, err := a.settings(file, !needsModel(sc))
+			if err != nil {
+				return err
+			}
+			if err := script.Check(sc, file, settings.Configured()); err != nil {
+				return err
+			}
+			db, err := a.openDB()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			model, err := a.liveModel(settings)
+			if err != nil {
+				return err
+			}
+
+			// Dry run first, in memory over the database: a step that cannot be done is
+			// found before anything is sent or written.
+			dry, err := newEngine(file, engine.NewMemStore(db), settings)
+			if err != nil {
+				return err
+			}
+			dryRun := script.Runner{Engine: dry, Model: &engine.Scripted{Text: "(dry run)"}}
+			if _, err := dryRun.Run(ctx, sc); err != nil {
+				if diag.IsInvalidInput(err) {
+					return err
+				}
+				return fmt.Errorf("checking the script: %w", err)
+			}
+
+			eng, err := newEngine(file, db, settings)
+			if err != nil {
+				return err
+			}
+			runner := script.Runner{Engine: eng, Model: model}
+			runner.OnTurn = func(st *script.Step, res *engine.TurnResult) {
+				t := res.Trace(res.Turn.ChatID)
+				if asJSON {
+					_ = writeJSONLine(a.stdout, t)
+					return
+				}
+				user := st.User
+				if st.Kind == script.StepRegenerate {
+					user = "(regenerated reply)"
+				}
+				writeTurn(a.stdout, &t, user)
+			}
+			runner.OnStep = func(_ *script.Step, what string) {
+				if !asJSON {
+					fmt.Fprintf(a.stdout, "── %s\n", what)
+				}
+			}
+			sess, err := runner.Run(ctx, sc)
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				c := sess.Chat()
+				u := sess.Usage()
+				fmt.Fprintf(a.stdout, "── chat %s · branch %s · %d turns · %d tokens in all\n", c.ID, sess.Branch(), sess.TurnCount(), u.Total())
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&contextPath, "context", "", "context file (default: the script's context:)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
+	return cmd
+}
+
+// needsModel reports whether some step of the script asks the model.
+func needsModel(sc *script.Script) bool {
+	for _, st := range sc.Steps {
+		switch st.Kind {
+		case script.StepTurn, script.StepEdit, script.StepRegenerate:
+			if st.Reply == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errNoLiveModel is returned until a model client is wired.
+var errNoLiveModel = errors.New("live models are not available in this build")

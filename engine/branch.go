@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// fireCount is how often a reminder fired on a branch, and the turn it last fired.
+type fireCount struct {
+	count int
+	last  int
+}
+
+// branchView is the active branch, kept in memory between turns: its messages root to
+// head, its turn records, and the counters and latches derived from them.
+type branchView struct {
+	name    string
+	head    string
+	path    []*chat.Message
+	turns   []*chat.Turn // one per user message on the path that has a recorded turn
+	users   []*chat.Message
+	replies []*chat.Message
+	fires   map[string]fireCount
+	latches map[string]bool
+	index   map[string]int // message id -> position on the path
+	// wire caches each path message's request form, and tokens its estimated size.
+	wire   [][]chat.WireMessage
+	tokens []int
+}
+
+// newBranchView derives a branch's state from its path and the turns recorded on it.
+func newBranchView(name string, path []*chat.Message, turns []*chat.Turn) *branchView {
+	v := &branchView{name: name, fires: map[string]fireCount{}, latches: map[string]bool{}, index: make(map[string]int, len(path))}
+	v.append(path...)
+	for _, t := range turns {
+		v.addTurn(t)
+	}
+	return v
+}
+
+// prefix returns a view of this branch's first n messages under another name, reusing
+// what is cached.
+func (v *branchView) prefix(name string, n int) *branchView {
+	var turns []*chat.Turn
+	for _, t := range v.turns {
+		if i, ok := v.index[t.AssistantMessageID]; ok && i < n {
+			turns = append(turns, t)
+		}
+	}
+	p := newBranchView(name, v.path[:n:n], turns)
+	if len(v.wire) >= n {
+		p.wire, p.tokens = v.wire[:n:n], v.tokens[:n:n]
+	}
+	return p
+}
+
+// indexOf returns the position of a message on the path, or -1.
+func (v *branchView) indexOf(id string) int {
+	if i, ok := v.index[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// addTurn counts a turn's fired reminders and latches.
+func (v *branchView) addTurn(t *chat.Turn) {
+	v.turns = append(v.turns, t)
+	for _, f := range t.Fired {
+		c := v.fires[f.ID]
+		c.count++
+		c.last = t.Number
+		v.fires[f.ID] = c
+		for _, l := range f.Latches {
+			v.latches[l] = true
+		}
+	}
+}
+
+// append adds saved messages to the path.
+func (v *branchView) append(msgs ...*chat.Message) {
+	for _, m := range msgs {
+		v.index[m.ID] = len(v.path)
+		v.path = append(v.path, m)
+		switch m.Role {
+		case chat.RoleUser:
+			v.users = append(v.users, m)
+		case chat.RoleAssistant:
+			v.replies = append(v.replies, m)
+		}
+		v.head = m.ID
+	}
+}
+
+// lastUser returns the last saved user message, or nil.
+func (v *branchView) lastUser() *chat.Message {
+	if len(v.users) == 0 {
+		return nil
+	}
+	return v.users[len(v.users)-1]
+}
+
+// lastReply returns the last saved assistant message, or nil.
+func (v *branchView) lastReply() *chat.Message {
+	if len(v.replies) == 0 {
+		return nil
+	}
+	return v.replies[len(v.replies)-1]
+}

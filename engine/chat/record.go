@@ -1,0 +1,100 @@
+package chat
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Chat is a saved conversation: a message graph with named branches, one of them active.
+type Chat struct {
+	ID           string         `json:"id"`
+	Title        string         `json:"title"`
+	Metadata     map[string]any `json:"metadata,omitempty"`
+	ActiveBranch string         `json:"active_branch"`
+	CreatedAt    time.Time      `json:"created_at"`
+	UpdatedAt    time.Time      `json:"updated_at"`
+}
+
+// Branch is a named head in a chat's message graph. An empty Head is a branch with no
+// message yet (an edit of the first user message starts from there).
+type Branch struct {
+	Name      string    `json:"name"`
+	Head      string    `json:"head"`
+	Parent    string    `json:"parent,omitempty"` // the branch it was made from
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Checkpoint names a message of the graph.
+type Checkpoint struct {
+	Name      string    `json:"name"`
+	MessageID string    `json:"message_id"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Fired is a reminder injected during a turn, kept small so that counters (max_per_chat,
+// min_turns_between) and once('id') latches can be derived from the branch cheaply.
+type Fired struct {
+	ID      string   `json:"id"`
+	Latches []string `json:"latches,omitempty"`
+}
+
+// SentRequest is what a turn sent, kept without copying the history: the request is
+// rebuilt byte for byte from it and the branch path from the root to the turn's user
+// message (message ids are stable and messages are never changed).
+type SentRequest struct {
+	Model        string     `json:"model"`
+	SystemPrompt string     `json:"system_prompt"`           // content of the system message, run-start reminders included
+	SystemInject string     `json:"system_inject,omitempty"` // the system-placement reminder message of this request
+	Tools        []WireTool `json:"tools,omitempty"`
+	Temperature  *float64   `json:"temperature,omitempty"`
+	TopP         *float64   `json:"top_p,omitempty"`
+	MaxTokens    int        `json:"max_tokens,omitempty"`
+	Seed         *int       `json:"seed,omitempty"`
+}
+
+// Turn records one user turn: what was sent and why, and what came back.
+type Turn struct {
+	ID                 string      `json:"id"`
+	ChatID             string      `json:"chat_id"`
+	Branch             string      `json:"branch"` // the branch the turn was made on
+	Number             int         `json:"turn"`
+	UserMessageID      string      `json:"user_message_id"`
+	AssistantMessageID string      `json:"assistant_message_id"`
+	At                 time.Time   `json:"at"`
+	Request            SentRequest `json:"request"`
+	Fired              []Fired     `json:"fired,omitempty"`
+	// Decisions is the full decision list with predicate traces, as JSON. Stores may load it
+	// lazily: it is only needed to show or replay a turn.
+	Decisions    json.RawMessage `json:"decisions,omitempty"`
+	Reported     *Usage          `json:"reported,omitempty"`
+	Estimated    Usage           `json:"estimated"`
+	TTFT         time.Duration   `json:"ttft"`
+	Latency      time.Duration   `json:"latency"`
+	FinishReason string          `json:"finish_reason,omitempty"`
+	Error        string          `json:"error,omitempty"`
+}
+
+// Counted returns the usage a turn adds to its chat: the reported usage, or the estimate
+// when the server reported none.
+func (t *Turn) Counted() Usage {
+	if t.Reported != nil {
+		return *t.Reported
+	}
+	return t.Estimated
+}
+
+// Commit is one atomic step written to a store: new messages, turn records and a branch
+// head moved by compare-and-swap, all or nothing.
+type Commit struct {
+	ChatID string
+	// Branch is the branch whose head moves from ExpectHead to NewHead. With NewBranch set,
+	// the branch is created in the same step (ExpectHead is then ignored).
+	Branch     string
+	ExpectHead string
+	NewHead    string
+	NewBranch  *Branch
+	Messages   []Message
+	Turns      []Turn
+	// Activate makes Branch the chat's active branch.
+	Activate bool
+}

@@ -1,0 +1,143 @@
+package chat
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Request is the body of a POST /v1/chat/completions, exactly as ctxlab sends it (or would
+// send it). It never holds an API key.
+type Request struct {
+	Model       string        `json:"model"`
+	Messages    []WireMessage `json:"messages"`
+	Tools       []WireTool    `json:"tools"`
+	Temperature *float64      `json:"temperature,omitempty"`
+	TopP        *float64      `json:"top_p,omitempty"`
+	MaxTokens   int           `json:"max_tokens,omitempty"`
+	Seed        *int          `json:"seed,omitempty"`
+	Stop        []string      `json:"stop,omitempty"`
+}
+
+// WireMessage is one entry of a request's messages array.
+type WireMessage struct {
+	Role Role `json:"role"`
+	// Content is the text of the message; Parts, when set, replaces it with an array of
+	// text parts (a user message with several parts).
+	Content    string         `json:"-"`
+	Parts      []ContentPart  `json:"-"`
+	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// ContentPart is one element of an array-valued message content.
+type ContentPart struct {
+	Type string `json:"type"` // "text"
+	Text string `json:"text"`
+}
+
+// WireToolCall is a tool call made by the assistant, as sent back to the model.
+type WireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"` // "function"
+	Function FunctionCall `json:"function"`
+}
+
+// FunctionCall names the function and carries its arguments as a JSON string.
+type FunctionCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// WireTool is a tool offered to the model.
+type WireTool struct {
+	Type     string       `json:"type"` // "function"
+	Function FunctionDecl `json:"function"`
+}
+
+// FunctionDecl declares a function tool: its name, description and JSON-schema parameters.
+type FunctionDecl struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+type wireMessageJSON struct {
+	Role       Role            `json:"role"`
+	Content    json.RawMessage `json:"content"`
+	ToolCalls  []WireToolCall  `json:"tool_calls,omitempty"`
+	ToolCallID string          `json:"tool_call_id,omitempty"`
+}
+
+// MarshalJSON writes content as a string, as an array of text parts when Parts is set, or
+// as null for an assistant message that only carries tool calls.
+func (m WireMessage) MarshalJSON() ([]byte, error) {
+	var content json.RawMessage
+	var err error
+	switch {
+	case m.Parts != nil:
+		content, err = Marshal(m.Parts)
+	case m.Content == "" && len(m.ToolCalls) > 0:
+		content = json.RawMessage("null")
+	default:
+		content, err = Marshal(m.Content)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Marshal(wireMessageJSON{Role: m.Role, Content: content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+}
+
+// UnmarshalJSON reads content given as a string, an array of parts, or null.
+func (m *WireMessage) UnmarshalJSON(b []byte) error {
+	var w wireMessageJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*m = WireMessage{Role: w.Role, ToolCalls: w.ToolCalls, ToolCallID: w.ToolCallID}
+	c := bytes.TrimSpace(w.Content)
+	switch {
+	case len(c) == 0 || bytes.Equal(c, []byte("null")):
+	case c[0] == '[':
+		return json.Unmarshal(c, &m.Parts)
+	default:
+		return json.Unmarshal(c, &m.Content)
+	}
+	return nil
+}
+
+// Text returns the message text: Content, or the text parts joined without separator.
+func (m WireMessage) Text() string {
+	if m.Parts == nil {
+		return m.Content
+	}
+	var b bytes.Buffer
+	for _, p := range m.Parts {
+		b.WriteString(p.Text)
+	}
+	return b.String()
+}
+
+// Marshal is json.Marshal without escaping <, > and &: prompts are full of tags, and
+// traces should read as sent.
+func Marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// MarshalJSON writes the request with <, > and & unescaped, so traces read as sent.
+func (r Request) MarshalJSON() ([]byte, error) {
+	type plain Request
+	p := plain(r)
+	if p.Tools == nil {
+		p.Tools = []WireTool{}
+	}
+	if p.Messages == nil {
+		p.Messages = []WireMessage{}
+	}
+	return Marshal(p)
+}

@@ -1,0 +1,233 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/predicates"
+)
+
+// turnEval is the pure decision pass of one turn: it reads the WhenContext and the
+// branch's counters and changes nothing.
+type turnEval struct {
+	file  *ctxfile.File
+	cache *fileCache
+	wc    *predicates.WhenContext
+	fires map[string]fireCount
+
+	modes map[string]predicates.Result
+}
+
+// decisions holds the outcome of a decision pass.
+type decisions struct {
+	reminders    []Decision
+	instructions []Decision
+	applied      []bool // per instruction: rendered into the system prompt
+}
+
+// all returns reminders then instructions, in file order.
+func (d *decisions) all() []Decision {
+	out := make([]Decision, 0, len(d.reminders)+len(d.instructions))
+	return append(append(out, d.reminders...), d.instructions...)
+}
+
+// decide evaluates every reminder and instruction and applies the policy.
+func (t *turnEval) decide() *decisions {
+	d := &decisions{reminders: make([]Decision, len(t.file.Reminders))}
+	for i := range t.file.Reminders {
+		d.reminders[i] = t.reminder(&t.file.Reminders[i])
+	}
+	t.applyBudget(d.reminders)
+	d.instructions = make([]Decision, len(t.file.Instructions))
+	d.applied = make([]bool, len(t.file.Instructions))
+	for i := range t.file.Instructions {
+		d.instructions[i] = t.instruction(&t.file.Instructions[i])
+		d.applied[i] = d.instructions[i].Fired
+	}
+	return d
+}
+
+// always is the trace of a reminder without a when condition.
+var always = predicates.Result{Expr: "", Value: true, Why: "no when condition: every turn"}
+
+// reminder decides one reminder; Tokens counts its text whenever the text is known.
+func (t *turnEval) reminder(r *ctxfile.Reminder) Decision {
+	d := t.gateReminder(r)
+	d.Tokens = t.cache.count(d.Text)
+	return d
+}
+
+func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
+	d := Decision{ID: r.ID, Source: SourceReminder, Placement: r.Placement, Tier: r.Tier, Text: r.Text}
+	if !r.Enabled {
+		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
+		return d
+	}
+	res := always
+	if r.When != nil {
+		res = r.When.Eval(t.wc)
+	}
+	d.Trace = &res
+	switch {
+	case res.HasError() && !res.Value:
+		d.Reason, d.Detail = ReasonPredicateError, firstError(res)
+		return d
+	case !res.Value:
+		d.Reason = ReasonPredicateFalse
+		return d
+	}
+	text := r.Text
+	switch {
+	case r.Builtin != "":
+		var bres predicates.Result
+		text, bres = t.builtinText(r)
+		if r.When == nil {
+			d.Trace = &bres
+		} else {
+			both := predicates.Result{Expr: "and(" + res.Expr + ", " + bres.Expr + ")", Value: bres.Value,
+				Why: "when holds; " + bres.Why, Error: bres.Error, Children: []predicates.Result{res, bres}}
+			d.Trace = &both
+		}
+		if bres.Error != "" {
+			d.Reason, d.Detail = ReasonPredicateError, bres.Error
+			return d
+		}
+		if !bres.Value {
+			d.Reason = ReasonPredicateFalse
+			return d
+		}
+	case r.Template != nil:
+		var buf bytes.Buffer
+		if err := r.Template.Execute(&buf, templateData(t.wc)); err != nil {
+			d.Reason, d.Detail = ReasonPredicateError, "template: "+err.Error()
+			return d
+		}
+		text = buf.String()
+	}
+	d.Text = text
+	if strings.TrimSpace(text) == "" {
+		d.Reason, d.Detail = ReasonEmptyText, "the template rendered blank"
+		return d
+	}
+	c := t.fires[r.ID]
+	if r.Tier != ctxfile.TierSafety && r.MaxPerChat > 0 && c.count >= r.MaxPerChat {
+		d.Reason, d.Detail = ReasonCapReached, fmt.Sprintf("emitted %d of %d", c.count, r.MaxPerChat)
+		return d
+	}
+	if r.MinTurnsBetween > 0 && c.count > 0 && t.wc.Turn-c.last < r.MinTurnsBetween {
+		d.Reason = ReasonRateLimited
+		d.Detail = fmt.Sprintf("last fired turn %d, next eligible %d", c.last, c.last+r.MinTurnsBetween)
+		return d
+	}
+	d.Fired, d.Reason = true, ReasonFired
+	d.latches = res.Latches()
+	return d
+}
+
+// applyBudget drops fired guidance reminders, last in file order first, until the fired
+// reminders fit reminder_budget_tokens. Safety reminders are never dropped.
+func (t *turnEval) applyBudget(ds []Decision) {
+	budget := t.file.ReminderBudgetTokens
+	if budget <= 0 {
+		return
+	}
+	total := 0
+	for i := range ds {
+		if ds[i].Fired {
+			total += ds[i].Tokens
+		}
+	}
+	need := total
+	for i := len(ds) - 1; i >= 0 && total > budget; i-- {
+		d := &ds[i]
+		if !d.Fired || d.Tier == ctxfile.TierSafety {
+			continue
+		}
+		total -= d.Tokens
+		d.Fired, d.Reason, d.latches = false, ReasonBudgetTrimmed, nil
+		d.Detail = fmt.Sprintf("fired reminders needed %d tokens, budget %d; dropped %d tokens", need, budget, d.Tokens)
+	}
+}
+
+func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
+	d := Decision{ID: in.ID, Source: SourceInstruction, Kind: in.Kind, Scope: scopeOf(in), Text: in.Prompt, When: in.When}
+	if !in.Enabled {
+		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
+		return d
+	}
+	if in.Mode != "" {
+		mres := t.mode(in.Mode)
+		if !mres.Value {
+			d.Trace = &mres
+			if mres.HasError() {
+				d.Reason, d.Detail = ReasonPredicateError, "mode "+in.Mode+": "+firstError(mres)
+			} else {
+				d.Reason, d.Detail = ReasonNotInMode, "mode "+in.Mode+" is not active"
+			}
+			return d
+		}
+	}
+	if len(in.If) > 0 {
+		var res predicates.Result
+		if len(in.If) == 1 {
+			res = in.If[0].Eval(t.wc)
+		} else {
+			res = predicates.And(in.If...).Eval(t.wc)
+		}
+		d.Trace = &res
+		if !res.Value {
+			if res.HasError() {
+				d.Reason, d.Detail = ReasonPredicateError, firstError(res)
+			} else {
+				d.Reason = ReasonPredicateFalse
+			}
+			return d
+		}
+	}
+	d.Fired = true
+	if len(in.When) > 0 {
+		d.Reason = ReasonDeferredToModel
+	} else {
+		d.Reason = ReasonFired
+	}
+	return d
+}
+
+// mode evaluates a mode's condition once per turn.
+func (t *turnEval) mode(name string) predicates.Result {
+	if r, ok := t.modes[name]; ok {
+		return r
+	}
+	if t.modes == nil {
+		t.modes = map[string]predicates.Result{}
+	}
+	var res predicates.Result
+	for i := range t.file.Modes {
+		if m := &t.file.Modes[i]; m.Name == name {
+			res = m.If.Eval(t.wc)
+			break
+		}
+	}
+	t.modes[name] = res
+	return res
+}
+
+// firstError returns the first error message in a result tree.
+func firstError(r predicates.Result) string {
+	if r.Error != "" {
+		return r.Error
+	}
+	for _, c := range r.Children {
+		if e := firstError(c); e != "" {
+			return e
+		}
+	}
+	return ""
+}
+
+func templateData(wc *predicates.WhenContext) ctxfile.TemplateData {
+	return ctxfile.TemplateData{Turn: wc.Turn, Content: wc.Content, Branch: wc.Branch, MessageCount: wc.MessageCount,
+		Elapsed: wc.Elapsed, LastMessageAt: wc.LastMessageAt, Usage: wc.Usage, Now: wc.Now}
+}

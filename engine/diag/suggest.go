@@ -1,0 +1,70 @@
+package diag
+
+import (
+	"sort"
+	"strings"
+)
+
+// Suggest returns the candidates nearest to name (edit distance, case-insensitive), at most
+// three, closest first; none when nothing is close enough to be a plausible typo.
+func Suggest(name string, candidates []string) []string {
+	type scored struct {
+		s string
+		d int
+	}
+	lname := strings.ToLower(name)
+	limit := max(2, len([]rune(name))/3)
+	var near []scored
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		d := distance(lname, lc)
+		if strings.HasPrefix(lc, lname) || strings.HasPrefix(lname, lc) {
+			d = min(d, 1)
+		}
+		if d <= limit {
+			near = append(near, scored{c, d})
+		}
+	}
+	sort.SliceStable(near, func(i, j int) bool {
+		if near[i].d != near[j].d {
+			return near[i].d < near[j].d
+		}
+		return near[i].s < near[j].s
+	})
+	out := make([]string, 0, 3)
+	for i := 0; i < len(near) && i < 3; i++ {
+		out = append(out, near[i].s)
+	}
+	return out
+}
+
+// DidYouMean returns "; did you mean X?" (or "X or Y") for the nearest candidates, or "".
+func DidYouMean(name string, candidates []string) string {
+	s := Suggest(name, candidates)
+	if len(s) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(s, " or ") + "?"
+}
+
+// distance is the Levenshtein distance between a and b, in code points.
+func distance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,163 @@
+// Package engine is ctxlab's context engine: for every user turn it decides which
+// reminders and instructions of a context file apply and why, applies the policy (tiers,
+// caps, spacing, budget), renders the system prompt, builds the exact request with the
+// reminders injected at their placements, gets the reply (scripted or from a model), and
+// records the whole turn. Headless commands and the TUI drive the same API.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+// Store is the persistence the engine needs. store.DB satisfies it; errors wrap
+// chat.ErrNotFound, chat.ErrConflict and chat.ErrInvalid.
+type Store interface {
+	CreateChat(ctx context.Context, c chat.Chat) error
+	Chat(ctx context.Context, id string) (chat.Chat, error)
+	Branch(ctx context.Context, chatID, name string) (chat.Branch, error)
+	// Path returns the messages from the root to head.
+	Path(ctx context.Context, chatID, head string) ([]chat.Message, error)
+	// PathTail walks from head towards the root and stops before the first message known
+	// returns true for (the fork, which it returns); it returns the messages walked in path
+	// order.
+	PathTail(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, string, error)
+	// PathTurns returns the turns of a path, in path order. Light records (ids, number,
+	// fired reminders) are enough.
+	PathTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error)
+	// Turn returns a complete turn record.
+	Turn(ctx context.Context, chatID, turnID string) (chat.Turn, error)
+	ChatUsage(ctx context.Context, chatID string) (chat.Usage, error)
+	Commit(ctx context.Context, c chat.Commit) error
+	Branches(ctx context.Context, chatID string) ([]chat.BranchInfo, error)
+	CreateBranch(ctx context.Context, chatID string, b chat.Branch, activate bool) error
+	SetActiveBranch(ctx context.Context, chatID, name string) error
+	SetCheckpoint(ctx context.Context, chatID, name, messageID string) error
+	Checkpoint(ctx context.Context, chatID, name string) (chat.Checkpoint, error)
+}
+
+// TokenCounter estimates the tokens of a text. llm/tokens provides the real one.
+type TokenCounter interface {
+	Count(s string) int
+}
+
+// Options configure an Engine. Context and Store are required.
+type Options struct {
+	Context *ctxfile.File
+	Store   Store
+	// Tokens estimates token counts; nil uses a rough estimate of one token per four bytes.
+	Tokens TokenCounter
+	// Model is the model name put in requests ("scripted" when empty).
+	Model string
+	// Params override the context file's model parameters.
+	Params Params
+	// Now is the clock for turns without an explicit time; nil is time.Now.
+	Now func() time.Time
+	// NewID makes message, turn and tool-call ids; nil makes UUIDv7s.
+	NewID func() string
+	// MaxToolSteps bounds the tool loop of a live model (default 8).
+	MaxToolSteps int
+}
+
+// Params are the sampling parameters sent with each request.
+type Params struct {
+	Temperature *float64
+	TopP        *float64
+	MaxTokens   int
+	Seed        *int
+}
+
+// Engine runs turns of chats under one context file.
+type Engine struct {
+	file   *ctxfile.File
+	store  Store
+	tokens TokenCounter
+	model  string
+	params Params
+	now    func() time.Time
+	newID  func() string
+	steps  int
+	cache  *fileCache
+}
+
+// ErrNotFound is returned for a chat, branch, checkpoint or turn that does not exist.
+var ErrNotFound = chat.ErrNotFound
+
+// ErrInvalid is returned for an operation that cannot be done on the chat as it is
+// (regenerating a chat with no reply, checkpointing an empty branch).
+var ErrInvalid = chat.ErrInvalid
+
+func isNotFound(err error) bool { return errors.Is(err, chat.ErrNotFound) }
+
+// New returns an engine for a context file and a store.
+func New(opt Options) (*Engine, error) {
+	if opt.Context == nil {
+		return nil, errors.New("engine: no context file")
+	}
+	if opt.Store == nil {
+		return nil, errors.New("engine: no store")
+	}
+	e := &Engine{file: opt.Context, store: opt.Store, tokens: opt.Tokens, model: opt.Model,
+		now: opt.Now, newID: opt.NewID, steps: opt.MaxToolSteps}
+	if e.tokens == nil {
+		e.tokens = roughCounter{}
+	}
+	if e.model == "" {
+		e.model = opt.Context.Model.Name
+	}
+	if e.model == "" {
+		e.model = "scripted"
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.newID == nil {
+		e.newID = func() string { return uuid.Must(uuid.NewV7()).String() }
+	}
+	if e.steps <= 0 {
+		e.steps = 8
+	}
+	e.params = mergeParams(opt.Params, opt.Context.Model)
+	cache, err := newFileCache(opt.Context, e.tokens)
+	if err != nil {
+		return nil, err
+	}
+	e.cache = cache
+	return e, nil
+}
+
+func mergeParams(p Params, m ctxfile.ModelDefaults) Params {
+	if p.Temperature == nil {
+		p.Temperature = m.Temperature
+	}
+	if p.TopP == nil {
+		p.TopP = m.TopP
+	}
+	if p.MaxTokens == 0 {
+		p.MaxTokens = m.MaxTokens
+	}
+	if p.Seed == nil {
+		p.Seed = m.Seed
+	}
+	return p
+}
+
+// File returns the engine's context file.
+func (e *Engine) File() *ctxfile.File { return e.file }
+
+// roughCounter estimates one token per four bytes when no tokenizer is wired.
+type roughCounter struct{}
+
+func (roughCounter) Count(s string) int { return (len(s) + 3) / 4 }
+
+// notFound wraps ErrNotFound with what was missing.
+func notFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrNotFound)
+}

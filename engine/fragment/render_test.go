@@ -1,0 +1,401 @@
+package fragment
+
+import (
+	"encoding/xml"
+	"errors"
+	"flag"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+	"go.yaml.in/yaml/v3"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
+
+// loadRich decodes every entry of testdata/rich.ctx.yaml.
+func loadRich(t testing.TB) []Fragment {
+	t.Helper()
+	var frags []Fragment
+	for _, n := range richNodes(t) {
+		f, err := Decode(n, DecodeOptions{File: "testdata/rich.ctx.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		frags = append(frags, f)
+	}
+	return frags
+}
+
+// richNodes returns the entries of the system list of testdata/rich.ctx.yaml.
+func richNodes(t testing.TB) []*yaml.Node {
+	t.Helper()
+	src, err := os.ReadFile("testdata/rich.ctx.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Content[0].Content[1].Content
+}
+
+var goldenExt = map[string]string{FormatXML: "xml", FormatMarkdown: "md", FormatTOML: "toml", FormatTOON: "toon"}
+
+func TestGolden(t *testing.T) {
+	frags := loadRich(t)
+	for _, format := range Formats() {
+		for _, group := range []bool{false, true} {
+			name := "rich." + goldenExt[format]
+			if group {
+				name = "rich.grouped." + goldenExt[format]
+			}
+			t.Run(name, func(t *testing.T) {
+				got, err := Render(frags, format, Options{GroupFragments: group})
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := filepath.Join("testdata", "golden", name)
+				if *update {
+					if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				want, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatalf("%v (run go test -update)", err)
+				}
+				if got+"\n" != string(want) {
+					t.Errorf("output differs from %s (run go test -update and review the diff):\n%s", path, got)
+				}
+				checkLines(t, got)
+				switch format {
+				case FormatXML:
+					checkXML(t, got)
+				case FormatTOML:
+					parseTOML(t, got)
+				}
+			})
+		}
+	}
+}
+
+// checkLines fails on trailing blanks, tab indentation and JavaScript leftovers.
+func checkLines(t *testing.T, out string) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if strings.TrimRight(line, " \t") != line {
+			t.Errorf("line %d ends with blanks: %q", i+1, line)
+		}
+		if strings.HasPrefix(line, "\t") {
+			t.Errorf("line %d is indented with a tab: %q", i+1, line)
+		}
+	}
+	for _, bad := range []string{"[object Object]", "undefined", "<nil>", "%!"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("output contains %q", bad)
+		}
+	}
+}
+
+// checkXML fails unless out is a well-formed sequence of XML elements.
+func checkXML(t testing.TB, out string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader("<root>" + out + "</root>"))
+	for {
+		_, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("not well-formed XML: %v\n%s", err, out)
+		}
+	}
+}
+
+// parseTOML parses out and returns the document.
+func parseTOML(t testing.TB, out string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := toml.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("invalid TOML: %v\n%s", err, out)
+	}
+	return m
+}
+
+// TestTOMLRichValues checks what the rich TOML means once parsed back.
+func TestTOMLRichValues(t *testing.T) {
+	out, _ := Render(loadRich(t), FormatTOML, Options{})
+	m := parseTOML(t, out)
+	get := func(path ...any) any {
+		var v any = m
+		for _, p := range path {
+			switch k := p.(type) {
+			case string:
+				v = v.(map[string]any)[k]
+			case int:
+				v = v.([]any)[k]
+			}
+		}
+		return v
+	}
+	tests := []struct {
+		path []any
+		want any
+	}{
+		{[]any{"role"}, "You are a careful data analyst for Acme."},
+		{[]any{"hint", 1}, "Prefer CTEs.\n\nNever use SELECT * in \"production\" & <staging>."},
+		{[]any{"schema"}, mustRead(t, "testdata/schema.sql")},
+		{[]any{"workflow", "steps"}, []any{"Build", "Test", "Ship"}},
+		{[]any{"guardrail", 1}, "Never drop tables"},
+		{[]any{"glossary", "entry", 1, "expression"}, "last_login > NOW() - INTERVAL '30 days'"},
+		{[]any{"sql_guidelines", "limits", "max_rows"}, int64(500)},
+		{[]any{"sql_guidelines", "limits", "timeout_s"}, 2.5},
+		{[]any{"reports", "rows", 1, "name"}, "Bob"},
+		{[]any{"available_skills", "skill", 1, "path"}, "skills/sql/SKILL.md"},
+	}
+	for _, tt := range tests {
+		if got := get(tt.path...); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%v = %#v, want %#v", tt.path, got, tt.want)
+		}
+	}
+}
+
+type renderCase struct {
+	name  string
+	frags []Fragment
+	group bool
+	want  string
+}
+
+func runRenderCases(t *testing.T, format string, tests []renderCase) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Render(tt.frags, format, Options{GroupFragments: tt.group})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+			switch format {
+			case FormatXML:
+				checkXML(t, got)
+			case FormatTOML:
+				parseTOML(t, got)
+			}
+		})
+	}
+}
+
+func TestXML(t *testing.T) {
+	runRenderCases(t, FormatXML, []renderCase{
+		{"escape", []Fragment{Hint(`a & b < c > d "e" 'f'`)}, false,
+			`<hint>a &amp; b &lt; c &gt; d &quot;e&quot; &apos;f&apos;</hint>`},
+		{"multi-line", []Fragment{Hint("line1\n\n  \nline2\n")}, false,
+			"<hint>\n  line1\n\n\n  line2\n</hint>"},
+		{"nested multi-line", []Fragment{New("x", Object{{"a", String("1\n 2")}})}, false,
+			"<x>\n  <a>\n    1\n     2\n  </a>\n</x>"},
+		{"crlf", []Fragment{Hint("a\r\nb")}, false, "<hint>\n  a\n  b\n</hint>"},
+		{"control characters", []Fragment{Hint("a\x01b\rc\xff")}, false, "<hint>a\uFFFDb&#xD;c\uFFFD</hint>"},
+		{"empties render nothing", []Fragment{
+			Hint(""), New("o", Object{}), New("l", List{}), New("n", nil),
+			New("deep", Object{{"a", Object{{"b", List{String("")}}}}}),
+			Group("g", Hint("")), New("f", Hint("")), Hint("kept"),
+		}, false, "<hint>kept</hint>"},
+		{"singular of array keys", []Fragment{New("x", Object{{"queries", Strings("a", "b")}, {"policies", Strings("p")}})}, false,
+			"<x>\n  <queries>\n    <query>a</query>\n    <query>b</query>\n  </queries>\n  <policies>\n    <policy>p</policy>\n  </policies>\n</x>"},
+		{"objects in lists", []Fragment{New("rows", List{Object{{"id", Int(1)}, {"name", String("a")}}})}, false,
+			"<rows>\n  <row>\n    <id>1</id>\n    <name>a</name>\n  </row>\n</rows>"},
+		{"scalars", []Fragment{New("n", Object{{"i", Int(-3)}, {"f", Float(2.5)}, {"big", Float(1e21)}, {"b", Bool(false)}})}, false,
+			"<n>\n  <i>-3</i>\n  <f>2.5</f>\n  <big>1e+21</big>\n  <b>false</b>\n</n>"},
+		{"nested fragment", []Fragment{New("outer", Hint("h"))}, false, "<outer>\n  <hint>h</hint>\n</outer>"},
+		{"mixed list keeps order", []Fragment{New("items", List{String("a"), Hint("h"), String("b")})}, false,
+			"<items>\n  <item>a</item>\n  <hint>h</hint>\n  <item>b</item>\n</items>"},
+		{"glossary", []Fragment{Glossary(GlossaryEntry{"revenue", "SUM(x)"}, GlossaryEntry{"churn", "a < b"})}, false,
+			"<glossary>\n  <entry>\n    <term>revenue</term>\n    <expression>SUM(x)</expression>\n  </entry>\n" +
+				"  <entry>\n    <term>churn</term>\n    <expression>a &lt; b</expression>\n  </entry>\n</glossary>"},
+		{"tag names", []Fragment{New("my key", String("1")), New("1st", String("2")), New("", String("3")),
+			New("名前", String("4")), New("a:b", String("5"))}, false,
+			"<my_key>1</my_key>\n<_1st>2</_1st>\n<_>3</_>\n<名前>4</名前>\n<a_b>5</a_b>"},
+		{"group top level by first appearance", []Fragment{Hint("a"), Role("r"), Hint("b")}, true,
+			"<hints>\n  <hint>a</hint>\n  <hint>b</hint>\n</hints>\n<roles>\n  <role>r</role>\n</roles>"},
+		{"group at every level even once", []Fragment{Group("g", Hint("a"), Term("t", "d"), Hint("b"))}, true,
+			"<gs>\n  <g>\n    <hints>\n      <hint>a</hint>\n      <hint>b</hint>\n    </hints>\n" +
+				"    <terms>\n      <term>\n        <name>t</name>\n        <definition>d</definition>\n      </term>\n    </terms>\n  </g>\n</gs>"},
+		{"group nested fragment data", []Fragment{New("outer", Hint("h"))}, true,
+			"<outers>\n  <outer>\n    <hints>\n      <hint>h</hint>\n    </hints>\n  </outer>\n</outers>"},
+		{"group glossary", []Fragment{Glossary(GlossaryEntry{"a", "b"})}, true,
+			"<glossaries>\n  <glossary>\n    <entries>\n      <entry>\n        <term>a</term>\n        <expression>b</expression>\n      </entry>\n    </entries>\n  </glossary>\n</glossaries>"},
+		{"group empty", []Fragment{Hint(""), Group("g", Hint(""))}, true, ""},
+		{"nothing", nil, false, ""},
+	})
+}
+
+func TestMarkdown(t *testing.T) {
+	runRenderCases(t, FormatMarkdown, []renderCase{
+		{"text", []Fragment{Hint("x")}, false, "## Hint\nx"},
+		{"title case", []Fragment{StyleGuide("p", "", "")}, false, "## Style Guide\n- **prefer**: p"},
+		{"sections", []Fragment{Role("r"), Term("MRR", "m")}, false,
+			"## Role\nr\n\n## Term\n- **name**: MRR\n- **definition**: m"},
+		{"objects in lists", []Fragment{New("rows", List{Object{{"id", Int(1)}, {"name", String("a")}}, Object{{"id", Int(2)}}})}, false,
+			"## Rows\n- **row**:\n  - **id**: 1\n  - **name**: a\n- **row**:\n  - **id**: 2"},
+		{"objects in object lists", []Fragment{New("r", Object{{"queries", List{Object{{"q", String("x")}}}}})}, false,
+			"## R\n- **queries**:\n  - **query**:\n    - **q**: x"},
+		{"multi-line value", []Fragment{New("x", Object{{"a", String("1\n\n2")}})}, false, "## X\n- **a**:\n  1\n\n  2"},
+		{"multi-line item", []Fragment{New("x", Strings("a\nb", "c"))}, false, "## X\n- a\n  b\n- c"},
+		{"multi-line top", []Fragment{Role("a\n\nb\n")}, false, "## Role\na\n\nb"},
+		{"nested lists", []Fragment{New("m", List{List{Int(1), Int(2)}})}, false, "## M\n- **m**:\n  - 1\n  - 2"},
+		{"children", []Fragment{Group("sql_guidelines", Hint("a"), Hint("b"))}, false,
+			"## Sql Guidelines\n- **hint**: a\n- **hint**: b"},
+		{"empties", []Fragment{Hint(""), New("o", Object{}), New("x", Object{{"e", List{}}}), Hint("k")}, false, "## Hint\nk"},
+		{"group", []Fragment{Hint("a"), Role("r"), Hint("b")}, true,
+			"## Hints\n- **hint**: a\n- **hint**: b\n\n## Roles\n- **role**: r"},
+		{"group nested", []Fragment{Group("g", Hint("a"))}, true, "## Gs\n- **g**:\n  - **hints**:\n    - **hint**: a"},
+	})
+}
+
+func TestTOML(t *testing.T) {
+	runRenderCases(t, FormatTOML, []renderCase{
+		{"text", []Fragment{Hint("a")}, false, `hint = "a"`},
+		{"repeated names make a list", []Fragment{Hint("a"), Hint("b")}, false, `hint = ["a", "b"]`},
+		{"scalars before tables", []Fragment{Term("n", "d"), Hint("late")}, false,
+			"hint = \"late\"\n\n[term]\nname = \"n\"\ndefinition = \"d\""},
+		{"quoted keys", []Fragment{New("my key", Object{{"a.b", String("x")}, {"ok_key-1", Int(1)}, {"", Bool(true)}})}, false,
+			"[\"my key\"]\n\"a.b\" = \"x\"\nok_key-1 = 1\n\"\" = true"},
+		{"multi-line string", []Fragment{Hint("say \"hi\"\nC:\\path\n\"\"\"\nend\"")}, false,
+			"hint = \"\"\"\nsay \"hi\"\nC:\\\\path\n\\\"\\\"\"\nend\\\"\"\"\""},
+		{"floats", []Fragment{New("n", Object{{"a", Float(3)}, {"b", Float(math.NaN())}, {"c", Float(math.Inf(-1))}, {"d", Float(1e-7)}})}, false,
+			"[n]\na = 3.0\nb = nan\nc = -inf\nd = 1e-07"},
+		{"control characters", []Fragment{Hint("a\x01\x7fb\tc\rd")}, false, "hint = \"a\\u0001\\u007Fb\tc\\rd\""},
+		{"mixed list", []Fragment{New("l", List{String("a"), Hint("h")})}, false, "l = [\n  \"a\",\n  { hint = \"h\" },\n]"},
+		{"inline table in list", []Fragment{New("o", Object{{"l", List{Object{{"a", Int(1)}}, String("b")}}})}, false,
+			"[o]\nl = [\n  { a = 1 },\n  \"b\",\n]"},
+		{"spread list", []Fragment{Hint("a\nb"), Hint("c")}, false, "hint = [\n  \"\"\"\na\nb\"\"\",\n  \"c\",\n]"},
+		{"arrays of tables in arrays of tables", []Fragment{
+			New("t", Object{{"x", Int(1)}, {"sub", List{Object{{"y", Int(2)}}, Object{{"y", Int(3)}}}}}),
+			New("t", Object{{"x", Int(4)}, {"o", Object{{"z", String("w")}}}}),
+		}, false,
+			"[[t]]\nx = 1\n\n[[t.sub]]\ny = 2\n\n[[t.sub]]\ny = 3\n\n[[t]]\nx = 4\n\n[t.o]\nz = \"w\""},
+		{"group", []Fragment{Hint("a"), Term("n", "d")}, true,
+			"hints = [\"a\"]\n\n[[terms]]\nname = \"n\"\ndefinition = \"d\""},
+		{"nothing", nil, false, ""},
+	})
+}
+
+// TestTOMLRoundTrip: a text always comes back from the TOML it renders to.
+func TestTOMLRoundTrip(t *testing.T) {
+	for _, s := range []string{"plain", "two\nlines", "q\"uote", `back\slash`, "\"\"\"", "ends with \"", "tab\there",
+		"cr\rhere", "nul\x00here", "del\x7f", "é😀", "trailing\n\n", "\n\nleading", "\"\n\"", "a\\\nb"} {
+		for _, frags := range [][]Fragment{{Hint(s)}, {Hint(s), Hint("x")}, {New("o", Object{{"k", String(s)}})}} {
+			out, _ := Render(frags, FormatTOML, Options{})
+			m := parseTOML(t, out)
+			var got any
+			switch v := m["hint"].(type) {
+			case string:
+				got = v
+			case []any:
+				got = v[0]
+			default:
+				got = m["o"].(map[string]any)["k"]
+			}
+			if want := cleanText(s); got != want {
+				t.Errorf("%q: got %q back from\n%s", s, got, out)
+			}
+		}
+	}
+}
+
+func TestTOON(t *testing.T) {
+	runRenderCases(t, FormatTOON, []renderCase{
+		{"text", []Fragment{Hint("Use CTEs")}, false, "hint: Use CTEs"},
+		{"object", []Fragment{Term("LTV", "Lifetime Value")}, false, "term:\n  name: LTV\n  definition: Lifetime Value"},
+		{"primitive array", []Fragment{New("tags", Strings("admin", "ops", "a,b"))}, false, `tags[3]: admin,ops,"a,b"`},
+		{"tabular", []Fragment{New("users", List{
+			Object{{"id", Int(1)}, {"name", String("Ada")}},
+			Object{{"name", String("Bob")}, {"id", Int(2)}},
+		})}, false, "users[2]{id,name}:\n  1,Ada\n  2,Bob"},
+		{"non-uniform", []Fragment{New("items", List{Object{{"a", Int(1)}}, Object{{"b", Int(2)}}})}, false,
+			"items[2]:\n  - a: 1\n  - b: 2"},
+		{"nested object in list item", []Fragment{New("items", List{Object{{"name", String("test")}, {"nested", Object{{"x", Int(1)}}}}})}, false,
+			"items[1]:\n  - name: test\n    nested:\n      x: 1"},
+		{"list item with nested object first", []Fragment{New("items", List{Object{{"nested", Object{{"x", Int(1)}}}, {"n", Int(2)}}, Int(3)})}, false,
+			"items[2]:\n  - nested:\n      x: 1\n    n: 2\n  - 3"},
+		{"list item with tabular first", []Fragment{New("items", List{
+			Object{{"rows", List{Object{{"a", Int(1)}}, Object{{"a", Int(2)}}}}, {"n", Int(3)}},
+			String("x"),
+		})}, false, "items[2]:\n  - rows[2]{a}:\n      1\n      2\n    n: 3\n  - x"},
+		{"arrays of arrays", []Fragment{New("m", List{List{Int(1), Int(2)}, List{String("a")}})}, false,
+			"m[2]:\n  - [2]: 1,2\n  - [1]: a"},
+		{"numbers", []Fragment{New("n", Object{{"z", Float(math.Copysign(0, -1))}, {"nan", Float(math.NaN())}, {"big", Float(1e21)}, {"f", Float(0.1)}, {"i", Int(-7)}})}, false,
+			"n:\n  z: 0\n  nan: null\n  big: 1000000000000000000000\n  f: 0.1\n  i: -7"},
+		{"keys", []Fragment{New("my key", String("v")), New("a.b", String("w")), New("1a", String("x"))}, false,
+			"\"my key\": v\na.b: w\n\"1a\": x"},
+		{"children", []Fragment{Group("container", Hint("Use CTEs"))}, false, "container:\n  hint: Use CTEs"},
+		{"repeated children", []Fragment{Group("t", Hint("a"), Hint("b"))}, false, "t:\n  hint[2]: a,b"},
+		{"glossary tabular", []Fragment{Glossary(GlossaryEntry{"revenue", "SUM(x)"}, GlossaryEntry{"churn", "lost: users"})}, false,
+			"glossary:\n  entry[2]{term,expression}:\n    revenue,SUM(x)\n    churn,\"lost: users\""},
+		{"multi-line text", []Fragment{Hint("a\n\tb \"c\"")}, false, `hint: "a\n\tb \"c\""`},
+		{"group", []Fragment{Hint("a"), Term("n", "d")}, true, "hints[1]: a\nterms[1]{name,definition}:\n  n,d"},
+		{"nothing", nil, false, ""},
+	})
+}
+
+func TestTOONQuoting(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{"", true}, {" x", true}, {"x ", true}, {"true", true}, {"false", true}, {"null", true},
+		{"123", true}, {"-1.5e3", true}, {"05", true}, {"1.", false}, {"a:b", true}, {"a,b", true},
+		{"-flag", true}, {"-", true}, {"[x]", true}, {"{x}", true}, {`a"b`, true}, {`a\b`, true},
+		{"a\tb", true}, {"a\nb", true}, {"hello world", false}, {"café ☕", false}, {"a|b", false},
+		{"True", false}, {"e5", false},
+	}
+	for _, tt := range tests {
+		if got := toonNeedsQuotes(tt.s, ','); got != tt.want {
+			t.Errorf("toonNeedsQuotes(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestNewRenderer(t *testing.T) {
+	_, err := NewRenderer("yaml", Options{})
+	if want := `unknown renderer "yaml" (known: xml, markdown, toml, toon)`; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	for _, format := range append(Formats(), "") {
+		if _, err := NewRenderer(format, Options{}); err != nil {
+			t.Errorf("NewRenderer(%q): %v", format, err)
+		}
+	}
+	def, _ := Render([]Fragment{Hint("h")}, "", Options{})
+	if def != "<hint>h</hint>" {
+		t.Errorf("default renderer gave %q, want XML", def)
+	}
+}
+
+// TestRenderConcurrent renders from several goroutines (run with -race to check the caches).
+func TestRenderConcurrent(t *testing.T) {
+	frags := loadRich(t)
+	want, _ := Render(frags, FormatXML, Options{GroupFragments: true})
+	done := make(chan string)
+	for range 4 {
+		go func() {
+			out, _ := Render(frags, FormatXML, Options{GroupFragments: true})
+			done <- out
+		}()
+	}
+	for range 4 {
+		if got := <-done; got != want {
+			t.Error("concurrent render differs")
+		}
+	}
+}

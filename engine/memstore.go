@@ -1,0 +1,369 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// MemStore is a Store kept in memory. Over a base store it reads through to the base and
+// keeps every write to itself, so a script can be dry-run against a saved chat without
+// touching it; over nothing it is simply an in-memory store (ctxlab prompt, tests,
+// embedders). It is safe for concurrent use.
+type MemStore struct {
+	base Store
+
+	mu          sync.Mutex
+	chats       map[string]chat.Chat
+	branches    map[string][]chat.Branch // per chat, in creation order
+	messages    map[string]chat.Message
+	turns       map[string][]chat.Turn // per chat
+	checkpoints map[string]map[string]chat.Checkpoint
+}
+
+// NewMemStore returns an in-memory store over base (nil for none).
+func NewMemStore(base Store) *MemStore {
+	return &MemStore{base: base, chats: map[string]chat.Chat{}, branches: map[string][]chat.Branch{},
+		messages: map[string]chat.Message{}, turns: map[string][]chat.Turn{},
+		checkpoints: map[string]map[string]chat.Checkpoint{}}
+}
+
+func memNotFound(format string, args ...any) error {
+	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), chat.ErrNotFound)
+}
+
+// CreateChat saves a new chat with its active branch.
+func (m *MemStore) CreateChat(ctx context.Context, c chat.Chat) error {
+	if _, err := m.Chat(ctx, c.ID); err == nil {
+		return fmt.Errorf("chat %q already exists: %w", c.ID, chat.ErrConflict)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.chats[c.ID] = c
+	m.branches[c.ID] = []chat.Branch{{Name: c.ActiveBranch, CreatedAt: c.CreatedAt}}
+	return nil
+}
+
+// Chat returns a chat.
+func (m *MemStore) Chat(ctx context.Context, id string) (chat.Chat, error) {
+	m.mu.Lock()
+	c, ok := m.chats[id]
+	m.mu.Unlock()
+	if ok {
+		return c, nil
+	}
+	if m.base != nil {
+		return m.base.Chat(ctx, id)
+	}
+	return chat.Chat{}, memNotFound("chat %q", id)
+}
+
+// chatCopy returns the chat for a write, copying it from the base on first write.
+func (m *MemStore) chatCopy(ctx context.Context, id string) (chat.Chat, error) {
+	c, err := m.Chat(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	m.mu.Lock()
+	m.chats[id] = c
+	m.mu.Unlock()
+	return c, nil
+}
+
+// Branches returns a chat's branches, the base's first.
+func (m *MemStore) Branches(ctx context.Context, chatID string) ([]chat.BranchInfo, error) {
+	if _, err := m.Chat(ctx, chatID); err != nil {
+		return nil, err
+	}
+	var out []chat.BranchInfo
+	seen := map[string]int{}
+	if m.base != nil {
+		base, err := m.base.Branches(ctx, chatID)
+		if err != nil && !isNotFound(err) {
+			return nil, err
+		}
+		for i, b := range base {
+			seen[b.Name] = i
+		}
+		out = base
+	}
+	m.mu.Lock()
+	mine := append([]chat.Branch(nil), m.branches[chatID]...)
+	m.mu.Unlock()
+	for _, b := range mine {
+		path, err := m.Path(ctx, chatID, b.Head)
+		if err != nil {
+			return nil, err
+		}
+		info := chat.BranchInfo{Branch: b, Messages: len(path), Turns: countUsers(path)}
+		if i, ok := seen[b.Name]; ok {
+			out[i] = info
+			continue
+		}
+		seen[b.Name] = len(out)
+		out = append(out, info)
+	}
+	return out, nil
+}
+
+func countUsers(path []chat.Message) int {
+	n := 0
+	for i := range path {
+		if path[i].Role == chat.RoleUser {
+			n++
+		}
+	}
+	return n
+}
+
+// Branch returns one branch.
+func (m *MemStore) Branch(ctx context.Context, chatID, name string) (chat.Branch, error) {
+	m.mu.Lock()
+	for _, b := range m.branches[chatID] {
+		if b.Name == name {
+			m.mu.Unlock()
+			return b, nil
+		}
+	}
+	m.mu.Unlock()
+	if m.base != nil {
+		return m.base.Branch(ctx, chatID, name)
+	}
+	return chat.Branch{}, memNotFound("chat %q: branch %q", chatID, name)
+}
+
+// Path returns the messages from the root to head.
+func (m *MemStore) Path(ctx context.Context, chatID, head string) ([]chat.Message, error) {
+	var rev []chat.Message
+	id := head
+	m.mu.Lock()
+	for id != "" {
+		msg, ok := m.messages[id]
+		if !ok {
+			break
+		}
+		rev = append(rev, msg)
+		id = msg.ParentID
+	}
+	m.mu.Unlock()
+	var out []chat.Message
+	if id != "" {
+		if m.base == nil {
+			return nil, memNotFound("chat %q: message %q", chatID, id)
+		}
+		base, err := m.base.Path(ctx, chatID, id)
+		if err != nil {
+			return nil, err
+		}
+		out = base
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		out = append(out, rev[i])
+	}
+	return out, nil
+}
+
+// PathTurns returns the turns whose assistant message is on path, in path order.
+func (m *MemStore) PathTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
+	var out []chat.Turn
+	if m.base != nil {
+		base, err := m.base.PathTurns(ctx, chatID, path)
+		if err != nil {
+			return nil, err
+		}
+		out = base
+	}
+	pos := make(map[string]int, len(path))
+	for i := range path {
+		pos[path[i].ID] = i
+	}
+	m.mu.Lock()
+	for _, t := range m.turns[chatID] {
+		if _, ok := pos[t.AssistantMessageID]; ok {
+			out = append(out, t)
+		}
+	}
+	m.mu.Unlock()
+	sort.SliceStable(out, func(i, j int) bool { return pos[out[i].AssistantMessageID] < pos[out[j].AssistantMessageID] })
+	return out, nil
+}
+
+// ChatUsage sums the usage of every turn of the chat.
+func (m *MemStore) ChatUsage(ctx context.Context, chatID string) (chat.Usage, error) {
+	var u chat.Usage
+	if m.base != nil {
+		b, err := m.base.ChatUsage(ctx, chatID)
+		if err != nil && !isNotFound(err) {
+			return u, err
+		}
+		u = b
+	}
+	m.mu.Lock()
+	for _, t := range m.turns[chatID] {
+		u = u.Add(t.Counted())
+	}
+	m.mu.Unlock()
+	return u, nil
+}
+
+// Commit applies a step: new branch, messages, turns and head, or nothing.
+func (m *MemStore) Commit(ctx context.Context, c chat.Commit) error {
+	ch, err := m.chatCopy(ctx, c.ChatID)
+	if err != nil {
+		return err
+	}
+	var b chat.Branch
+	if c.NewBranch != nil {
+		if _, err := m.Branch(ctx, c.ChatID, c.NewBranch.Name); err == nil {
+			return fmt.Errorf("chat %q: branch %q already exists: %w", c.ChatID, c.NewBranch.Name, chat.ErrConflict)
+		}
+		b = *c.NewBranch
+	} else {
+		b, err = m.Branch(ctx, c.ChatID, c.Branch)
+		if err != nil {
+			return err
+		}
+		if b.Head != c.ExpectHead {
+			return fmt.Errorf("chat %q: branch %q head moved: %w", c.ChatID, c.Branch, chat.ErrConflict)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, msg := range c.Messages {
+		if _, dup := m.messages[msg.ID]; dup {
+			return fmt.Errorf("message %q already exists: %w", msg.ID, chat.ErrConflict)
+		}
+	}
+	for _, msg := range c.Messages {
+		m.messages[msg.ID] = msg
+	}
+	m.turns[c.ChatID] = append(m.turns[c.ChatID], c.Turns...)
+	b.Head = c.NewHead
+	m.putBranch(c.ChatID, b)
+	if c.Activate {
+		ch.ActiveBranch = b.Name
+	}
+	for _, msg := range c.Messages {
+		if msg.CreatedAt.After(ch.UpdatedAt) {
+			ch.UpdatedAt = msg.CreatedAt
+		}
+	}
+	m.chats[c.ChatID] = ch
+	return nil
+}
+
+// putBranch stores a branch, replacing one of the same name. The caller holds mu.
+func (m *MemStore) putBranch(chatID string, b chat.Branch) {
+	list := m.branches[chatID]
+	for i := range list {
+		if list[i].Name == b.Name {
+			list[i] = b
+			return
+		}
+	}
+	m.branches[chatID] = append(list, b)
+}
+
+// CreateBranch saves a new branch.
+func (m *MemStore) CreateBranch(ctx context.Context, chatID string, b chat.Branch, activate bool) error {
+	return m.Commit(ctx, chat.Commit{ChatID: chatID, Branch: b.Name, NewBranch: &b, NewHead: b.Head, Activate: activate})
+}
+
+// SetActiveBranch switches the chat's active branch.
+func (m *MemStore) SetActiveBranch(ctx context.Context, chatID, name string) error {
+	if _, err := m.Branch(ctx, chatID, name); err != nil {
+		return err
+	}
+	c, err := m.chatCopy(ctx, chatID)
+	if err != nil {
+		return err
+	}
+	m.mu.Lock()
+	c.ActiveBranch = name
+	m.chats[chatID] = c
+	m.mu.Unlock()
+	return nil
+}
+
+// SetCheckpoint names a message; the same name is overwritten.
+func (m *MemStore) SetCheckpoint(ctx context.Context, chatID, name, messageID string) error {
+	if _, err := m.Chat(ctx, chatID); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.checkpoints[chatID] == nil {
+		m.checkpoints[chatID] = map[string]chat.Checkpoint{}
+	}
+	m.checkpoints[chatID][name] = chat.Checkpoint{Name: name, MessageID: messageID}
+	return nil
+}
+
+// Checkpoint returns a named checkpoint.
+func (m *MemStore) Checkpoint(ctx context.Context, chatID, name string) (chat.Checkpoint, error) {
+	m.mu.Lock()
+	cp, ok := m.checkpoints[chatID][name]
+	m.mu.Unlock()
+	if ok {
+		return cp, nil
+	}
+	if m.base != nil {
+		return m.base.Checkpoint(ctx, chatID, name)
+	}
+	return chat.Checkpoint{}, memNotFound("chat %q: checkpoint %q", chatID, name)
+}
+
+// Turn returns a complete turn record.
+func (m *MemStore) Turn(ctx context.Context, chatID, turnID string) (chat.Turn, error) {
+	m.mu.Lock()
+	for _, t := range m.turns[chatID] {
+		if t.ID == turnID {
+			m.mu.Unlock()
+			return t, nil
+		}
+	}
+	m.mu.Unlock()
+	if m.base != nil {
+		return m.base.Turn(ctx, chatID, turnID)
+	}
+	return chat.Turn{}, memNotFound("chat %q: turn %q", chatID, turnID)
+}
+
+// PathTail walks from head towards the root and stops before the first message known
+// returns true for; it returns the messages walked in path order and the fork.
+func (m *MemStore) PathTail(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, string, error) {
+	var rev []chat.Message
+	id := head
+	m.mu.Lock()
+	for id != "" && !known(id) {
+		msg, ok := m.messages[id]
+		if !ok {
+			break
+		}
+		rev = append(rev, msg)
+		id = msg.ParentID
+	}
+	m.mu.Unlock()
+	var out []chat.Message
+	fork := ""
+	switch {
+	case id == "":
+	case known(id):
+		fork = id
+	case m.base == nil:
+		return nil, "", memNotFound("chat %q: message %q", chatID, id)
+	default:
+		base, f, err := m.base.PathTail(ctx, chatID, id, known)
+		if err != nil {
+			return nil, "", err
+		}
+		out, fork = base, f
+	}
+	for i := len(rev) - 1; i >= 0; i-- {
+		out = append(out, rev[i])
+	}
+	return out, fork, nil
+}

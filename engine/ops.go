@@ -1,0 +1,208 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// Branches lists the chat's branches with their turn counts and heads.
+func (s *Session) Branches(ctx context.Context) ([]chat.BranchInfo, error) {
+	return s.e.store.Branches(ctx, s.chat.ID)
+}
+
+// NextBranchName returns the name of a new branch made from branch from: from-vK with the
+// smallest K >= 2 not yet taken (main-v2, main-v3, and from main-v2: main-v2-v2).
+func NextBranchName(from string, taken []string) string {
+	used := map[string]bool{}
+	for _, t := range taken {
+		used[t] = true
+	}
+	for k := 2; ; k++ {
+		name := from + "-v" + strconv.Itoa(k)
+		if !used[name] {
+			return name
+		}
+	}
+}
+
+func (s *Session) newBranchName(ctx context.Context) (string, error) {
+	list, err := s.Branches(ctx)
+	if err != nil {
+		return "", fmt.Errorf("list branches: %w", err)
+	}
+	names := make([]string, len(list))
+	for i, b := range list {
+		names[i] = b.Name
+	}
+	return NextBranchName(s.view.name, names), nil
+}
+
+// userTurn returns the index on the path of turn n's user message.
+func (s *Session) userTurn(n int) (int, error) {
+	if n < 1 || n > len(s.view.users) {
+		return 0, fmt.Errorf("turn %d does not exist on branch %s (it has %d turns): %w", n, s.view.name, len(s.view.users), ErrNotFound)
+	}
+	return s.view.indexOf(s.view.users[n-1].ID), nil
+}
+
+// Edit replaces turn n's user message: a new branch from its parent, switched to, where
+// the edited message is sent as a new turn.
+func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*TurnResult, error) {
+	idx, err := s.userTurn(n)
+	if err != nil {
+		return nil, err
+	}
+	name, err := s.newBranchName(ctx)
+	if err != nil {
+		return nil, err
+	}
+	old := s.view
+	parent := old.path[idx].ParentID
+	s.view = old.prefix(name, idx)
+	p := s.plan(in)
+	nb := &chat.Branch{Name: name, Head: parent, Parent: old.name, CreatedAt: p.At}
+	res, err := s.finish(ctx, p, r, nb, false)
+	if res == nil {
+		s.view = old
+		return nil, err
+	}
+	s.chat.ActiveBranch = name
+	return res, err
+}
+
+// Regenerate asks again for the last reply of the branch: a new sibling of the last
+// assistant message, on a new branch, switched to. The request and decisions are those of
+// the turn it regenerates. at is the clock of the new reply (zero: now).
+func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*TurnResult, error) {
+	last := s.view.lastReply()
+	var turn *chat.Turn
+	for _, t := range s.view.turns {
+		if last != nil && t.AssistantMessageID == last.ID {
+			turn = t
+		}
+	}
+	if turn == nil {
+		return nil, fmt.Errorf("branch %s has no reply to regenerate: %w", s.view.name, ErrInvalid)
+	}
+	uidx := s.view.indexOf(turn.UserMessageID)
+	if uidx < 0 {
+		return nil, fmt.Errorf("the user message of turn %d is not on branch %s: %w", turn.Number, s.view.name, ErrInvalid)
+	}
+	full, err := s.e.store.Turn(ctx, s.chat.ID, turn.ID)
+	if err != nil {
+		return nil, fmt.Errorf("load turn %d: %w", turn.Number, err)
+	}
+	turn = &full
+	var ds []Decision
+	if len(turn.Decisions) > 0 {
+		if err := json.Unmarshal(turn.Decisions, &ds); err != nil {
+			return nil, fmt.Errorf("read the decisions of turn %d: %w", turn.Number, err)
+		}
+	}
+	name, err := s.newBranchName(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if at.IsZero() {
+		at = s.e.now()
+	}
+	old := s.view
+	user := old.path[uidx]
+	s.view = old.prefix(name, uidx)
+	p := &Plan{Turn: turn.Number, Branch: name, At: at, User: *user, SystemPrompt: turn.Request.SystemPrompt,
+		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired,
+		Estimate: Estimate{Total: turn.Estimated.PromptTokens}}
+	p.Request = s.rebuild(turn, user)
+	s.view.append(user)
+	nb := &chat.Branch{Name: name, Head: user.ID, Parent: old.name, CreatedAt: at}
+	res, err := s.finish(ctx, p, r, nb, true)
+	if res == nil {
+		s.view = old
+		return nil, err
+	}
+	s.chat.ActiveBranch = name
+	return res, err
+}
+
+// rebuild makes the request a recorded turn sent, from its record and the branch path
+// (the current view must hold the history before user).
+func (s *Session) rebuild(t *chat.Turn, user *chat.Message) chat.Request {
+	hist := s.historyWire()
+	sr := t.Request
+	req := chat.Request{Model: sr.Model, Tools: sr.Tools, Temperature: sr.Temperature, TopP: sr.TopP,
+		MaxTokens: sr.MaxTokens, Seed: sr.Seed}
+	req.Messages = make([]chat.WireMessage, 0, len(hist)+3)
+	if sr.SystemPrompt != "" {
+		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: sr.SystemPrompt})
+	}
+	req.Messages = append(req.Messages, hist...)
+	if sr.SystemInject != "" {
+		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: sr.SystemInject})
+	}
+	req.Messages = append(req.Messages, userWire(user))
+	return req
+}
+
+// Checkpoint names the head of the active branch; the same name is overwritten.
+func (s *Session) Checkpoint(ctx context.Context, name string) error {
+	if strings.TrimSpace(name) == "" {
+		return fmt.Errorf("a checkpoint needs a name: %w", ErrInvalid)
+	}
+	if s.view.head == "" {
+		return fmt.Errorf("branch %s has no message to checkpoint: %w", s.view.name, ErrInvalid)
+	}
+	return s.e.store.SetCheckpoint(ctx, s.chat.ID, name, s.view.head)
+}
+
+// Restore makes a new branch at a checkpoint and switches to it.
+func (s *Session) Restore(ctx context.Context, name string) error {
+	cp, err := s.e.store.Checkpoint(ctx, s.chat.ID, name)
+	if err != nil {
+		return fmt.Errorf("restore: unknown checkpoint %q: %w", name, err)
+	}
+	return s.branchAt(ctx, cp.MessageID)
+}
+
+// Rewind makes a new branch at turn n's assistant message and switches to it.
+func (s *Session) Rewind(ctx context.Context, n int) error {
+	idx, err := s.userTurn(n)
+	if err != nil {
+		return err
+	}
+	if idx+1 >= len(s.view.path) || s.view.path[idx+1].Role != chat.RoleAssistant {
+		return fmt.Errorf("turn %d has no reply to rewind to: %w", n, ErrInvalid)
+	}
+	return s.branchAt(ctx, s.view.path[idx+1].ID)
+}
+
+// branchAt creates a new branch whose head is message id, and switches to it.
+func (s *Session) branchAt(ctx context.Context, id string) error {
+	name, err := s.newBranchName(ctx)
+	if err != nil {
+		return err
+	}
+	b := chat.Branch{Name: name, Head: id, Parent: s.view.name, CreatedAt: s.e.now()}
+	if err := s.e.store.CreateBranch(ctx, s.chat.ID, b, true); err != nil {
+		return fmt.Errorf("create branch %s: %w", name, err)
+	}
+	if i := s.view.indexOf(id); i >= 0 {
+		s.view = s.view.prefix(name, i+1)
+		s.chat.ActiveBranch = name
+		return nil
+	}
+	return s.load(ctx, name)
+}
+
+// Switch makes another branch the active one.
+func (s *Session) Switch(ctx context.Context, name string) error {
+	if err := s.e.store.SetActiveBranch(ctx, s.chat.ID, name); err != nil {
+		return fmt.Errorf("switch to branch %q: %w", name, err)
+	}
+	return s.load(ctx, name)
+}

@@ -1,0 +1,159 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/diag"
+)
+
+// Check finds the problems of a script that need no chat to see: scripted tool calls of
+// tools the context file does not declare, and turns that ask a model when none is
+// configured. Steps that cannot be done on the chat (an unknown checkpoint, a turn that
+// does not exist) are found by a dry run: see Runner.
+func Check(s *Script, file *ctxfile.File, modelConfigured bool) error {
+	var errs diag.List
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		asks := st.Kind == StepTurn || st.Kind == StepEdit || st.Kind == StepRegenerate
+		if asks && st.Reply == nil && !modelConfigured {
+			errs = append(errs, diag.Errorf(s.Path, st.Line, st.Col,
+				"%s step has no scripted assistant reply and no model is configured (set --base-url or OPENAI_API_KEY, or add assistant:)", st.Kind))
+		}
+		if st.Reply == nil {
+			continue
+		}
+		for j, t := range st.Reply.Tools {
+			if file.Tool(t.Name) == nil {
+				pos := st.Reply.ToolsAt[j]
+				errs = append(errs, diag.Errorf(s.Path, pos.Line, pos.Col, "tool %q is not declared in %s%s",
+					t.Name, file.Path, diag.DidYouMean(t.Name, toolNames(file))))
+			}
+		}
+	}
+	return errs.Err()
+}
+
+func toolNames(f *ctxfile.File) []string {
+	out := make([]string, len(f.Tools))
+	for i, t := range f.Tools {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// Runner plays a script on an engine.
+type Runner struct {
+	Engine *engine.Engine
+	// Model answers turns without a scripted reply (nil: such turns fail).
+	Model engine.Replier
+	// OnTurn is called after each turn (and regenerated reply) is saved.
+	OnTurn func(st *Step, res *engine.TurnResult)
+	// OnStep is called after each branch operation, with a line describing it.
+	OnStep func(st *Step, what string)
+}
+
+// Run opens the script's chat (creating it when it does not exist, continuing it on its
+// active branch when it does) and plays the steps. A step that cannot be done on the chat
+// is a *diag.Error at the step. It returns the session, also when a step failed.
+func (r *Runner) Run(ctx context.Context, s *Script) (*engine.Session, error) {
+	sess, err := r.open(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	for i := range s.Steps {
+		st := &s.Steps[i]
+		if err := r.step(ctx, sess, st); err != nil {
+			if errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrInvalid) {
+				return sess, diag.Errorf(s.Path, st.Line, st.Col, "%s: %v", st.Kind, err)
+			}
+			return sess, fmt.Errorf("%s:%d:%d: %s: %w", s.Path, st.Line, st.Col, st.Kind, err)
+		}
+	}
+	return sess, nil
+}
+
+func (r *Runner) open(ctx context.Context, s *Script) (*engine.Session, error) {
+	if s.Chat.ID != "" {
+		sess, err := r.Engine.Open(ctx, s.Chat.ID)
+		if err == nil {
+			return sess, nil
+		}
+		if !errors.Is(err, chat.ErrNotFound) {
+			return nil, err
+		}
+	}
+	title := s.Chat.Title
+	if title == "" && len(s.Steps) > 0 {
+		title = firstUser(s)
+	}
+	return r.Engine.Create(ctx, chat.Chat{ID: s.Chat.ID, Title: title, Metadata: s.Chat.Metadata})
+}
+
+func firstUser(s *Script) string {
+	for _, st := range s.Steps {
+		if st.User != "" {
+			r := []rune(st.User)
+			if len(r) > 60 {
+				return string(r[:60]) + "…"
+			}
+			return st.User
+		}
+	}
+	return ""
+}
+
+func (r *Runner) replier(st *Step) engine.Replier {
+	if st.Reply == nil {
+		return r.Model
+	}
+	sc := &engine.Scripted{Text: st.Reply.Text, Usage: st.Reply.Usage}
+	for _, t := range st.Reply.Tools {
+		sc.Tools = append(sc.Tools, engine.ScriptedTool{Name: t.Name, Input: t.Input, Output: t.Output, Error: t.Error, Failed: t.Failed})
+	}
+	return sc
+}
+
+func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error {
+	rep := r.replier(st)
+	if rep == nil && (st.Kind == StepTurn || st.Kind == StepEdit || st.Kind == StepRegenerate) {
+		return errors.New("no scripted reply and no model configured")
+	}
+	in := engine.UserInput{Text: st.User, At: st.At, Locale: st.Locale}
+	var res *engine.TurnResult
+	var err error
+	switch st.Kind {
+	case StepTurn:
+		res, err = sess.Send(ctx, in, rep)
+	case StepEdit:
+		res, err = sess.Edit(ctx, st.Turn, in, rep)
+	case StepRegenerate:
+		res, err = sess.Regenerate(ctx, rep, st.At)
+	case StepCheckpoint:
+		err = sess.Checkpoint(ctx, st.Name)
+		r.note(st, err, "checkpoint %s at %s", st.Name, sess.Branch())
+	case StepRestore:
+		err = sess.Restore(ctx, st.Name)
+		r.note(st, err, "restored checkpoint %s: now on branch %s", st.Name, sess.Branch())
+	case StepSwitch:
+		err = sess.Switch(ctx, st.Name)
+		r.note(st, err, "switched to branch %s (%d turns)", st.Name, sess.TurnCount())
+	case StepRewind:
+		err = sess.Rewind(ctx, st.Turn)
+		r.note(st, err, "rewound to turn %d: now on branch %s", st.Turn, sess.Branch())
+	}
+	if res != nil && r.OnTurn != nil {
+		r.OnTurn(st, res)
+	}
+	return err
+}
+
+func (r *Runner) note(st *Step, err error, format string, args ...any) {
+	if err == nil && r.OnStep != nil {
+		r.OnStep(st, fmt.Sprintf(format, args...))
+	}
+}

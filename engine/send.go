@@ -1,0 +1,169 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// Replier produces the assistant's reply to a planned turn: a Scripted reply, or a Live
+// model.
+type Replier interface {
+	reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
+}
+
+// outcome is the assistant side of a turn.
+type outcome struct {
+	parts       []chat.Part
+	reported    *chat.Usage
+	finish      string
+	ttft, total time.Duration
+	interrupted bool
+	at          time.Time
+	err         error // recorded with the turn
+}
+
+// Scripted is a reply written in a script: text, tool calls with their outcomes, and the
+// usage to report.
+type Scripted struct {
+	Text         string
+	Tools        []ScriptedTool
+	Usage        *chat.Usage
+	FinishReason string // "stop" when empty
+}
+
+// ScriptedTool is one tool call of a scripted reply, with its output or its error.
+type ScriptedTool struct {
+	Name   string
+	Input  json.RawMessage
+	Output string
+	Error  string
+	Failed bool
+}
+
+func (r *Scripted) reply(_ context.Context, s *Session, p *Plan) (*outcome, error) {
+	out := &outcome{reported: r.Usage, finish: r.FinishReason, at: p.At}
+	if out.finish == "" {
+		out.finish = "stop"
+	}
+	for _, t := range r.Tools {
+		part := chat.Part{Type: chat.PartTool, ToolCallID: "call_" + shortID(s.e.newID()), ToolName: t.Name,
+			State: chat.ToolOutputAvailable, Input: t.Input, Output: t.Output}
+		if len(part.Input) == 0 {
+			part.Input = json.RawMessage("{}")
+		}
+		if t.Failed {
+			part.State, part.Output, part.ErrorText = chat.ToolOutputError, "", t.Error
+		}
+		out.parts = append(out.parts, part)
+	}
+	if r.Text != "" || len(out.parts) == 0 {
+		out.parts = append(out.parts, chat.TextPart(r.Text))
+	}
+	return out, nil
+}
+
+// shortID keeps the last 12 characters of an id, enough to tell tool calls apart.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[len(id)-12:]
+	}
+	return id
+}
+
+// TurnResult is a turn that was sent and saved.
+type TurnResult struct {
+	Plan      *Plan
+	Assistant chat.Message
+	Turn      chat.Turn
+}
+
+// Send plans the turn, gets the reply and saves user message, assistant message and turn
+// record in one step. If the reply failed with nothing to save, nothing is saved and the
+// error is returned. A reply cut short is saved, marked interrupted, and its error is
+// returned with the result.
+func (s *Session) Send(ctx context.Context, in UserInput, r Replier) (*TurnResult, error) {
+	p := s.plan(in)
+	return s.finish(ctx, p, r, nil, false)
+}
+
+// finish gets the reply to a plan and commits the turn, creating newBranch in the same
+// step when it is set; userSaved says the plan's user message is already stored (a
+// regenerated reply).
+func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *chat.Branch, userSaved bool) (*TurnResult, error) {
+	out, err := r.reply(ctx, s, p)
+	if out == nil || (err != nil && len(out.parts) == 0) {
+		if err == nil {
+			err = errors.New("no reply")
+		}
+		return nil, err
+	}
+	if out.err == nil {
+		out.err = err
+	}
+	res := s.record(p, out)
+	user := p.User
+	msgs := []chat.Message{user, res.Assistant}
+	if userSaved {
+		msgs = msgs[1:]
+	}
+	commit := chat.Commit{ChatID: s.chat.ID, Branch: s.view.name, ExpectHead: s.view.head,
+		NewHead: res.Assistant.ID, NewBranch: newBranch, Messages: msgs, Turns: []chat.Turn{res.Turn}, Activate: newBranch != nil}
+	if err := s.e.store.Commit(ctx, commit); err != nil {
+		return nil, s.commitError(ctx, err)
+	}
+	for i := range msgs {
+		m := msgs[i]
+		s.view.append(&m)
+	}
+	t := res.Turn
+	s.view.addTurn(&t)
+	s.usage = s.usage.Add(t.Counted())
+	s.chat.UpdatedAt = res.Assistant.CreatedAt
+	return res, out.err
+}
+
+// commitError reloads the branch after a failed commit, so the session matches the store.
+func (s *Session) commitError(ctx context.Context, err error) error {
+	if rerr := s.load(ctx, s.view.name); rerr != nil {
+		return fmt.Errorf("save turn: %w (and reload failed: %v)", err, rerr)
+	}
+	return fmt.Errorf("save turn: %w", err)
+}
+
+// record builds the assistant message and the turn record of a reply.
+func (s *Session) record(p *Plan, out *outcome) *TurnResult {
+	e := s.e
+	at := out.at
+	if at.IsZero() {
+		at = e.now()
+	}
+	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.parts,
+		CreatedAt: at, Interrupted: out.interrupted}
+	decisions, _ := json.Marshal(p.Decisions)
+	completion := e.tokens.Count(asst.PlainText())
+	for _, tp := range asst.ToolParts() {
+		completion += e.tokens.Count(tp.ToolName) + e.tokens.Count(string(tp.Input)) + 3
+	}
+	turn := chat.Turn{
+		ID: e.newID(), ChatID: s.chat.ID, Branch: p.Branch, Number: p.Turn,
+		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At,
+		Request: chat.SentRequest{Model: p.Request.Model, SystemPrompt: p.SystemPrompt, SystemInject: p.SystemInject,
+			Tools: p.Request.Tools, Temperature: p.Request.Temperature, TopP: p.Request.TopP,
+			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed},
+		Fired:     p.fired,
+		Decisions: decisions,
+		Reported:  out.reported,
+		Estimated: chat.Usage{PromptTokens: p.Estimate.Total, CompletionTokens: completion,
+			TotalTokens: p.Estimate.Total + completion},
+		TTFT: out.ttft, Latency: out.total, FinishReason: out.finish,
+	}
+	if out.err != nil {
+		turn.Error = out.err.Error()
+	}
+	return &TurnResult{Plan: p, Assistant: asst, Turn: turn}
+}

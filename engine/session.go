@@ -1,0 +1,163 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/predicates"
+)
+
+// Session is one chat opened by an engine, with its active branch held in memory. A
+// Session is not safe for concurrent use.
+type Session struct {
+	e     *Engine
+	chat  chat.Chat
+	view  *branchView
+	usage chat.Usage
+}
+
+// Create saves a new chat (with its active branch, "main" unless set) and opens it.
+func (e *Engine) Create(ctx context.Context, c chat.Chat) (*Session, error) {
+	if c.ID == "" {
+		c.ID = e.newID()
+	}
+	if c.ActiveBranch == "" {
+		c.ActiveBranch = "main"
+	}
+	now := e.now()
+	if c.CreatedAt.IsZero() {
+		c.CreatedAt = now
+	}
+	if c.UpdatedAt.IsZero() {
+		c.UpdatedAt = c.CreatedAt
+	}
+	if err := e.store.CreateChat(ctx, c); err != nil {
+		return nil, fmt.Errorf("create chat %q: %w", c.ID, err)
+	}
+	return e.Open(ctx, c.ID)
+}
+
+// Open loads a saved chat on its active branch.
+func (e *Engine) Open(ctx context.Context, chatID string) (*Session, error) {
+	c, err := e.store.Chat(ctx, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("open chat %q: %w", chatID, err)
+	}
+	s := &Session{e: e, chat: c}
+	if err := s.load(ctx, c.ActiveBranch); err != nil {
+		return nil, err
+	}
+	u, err := e.store.ChatUsage(ctx, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("open chat %q: usage: %w", chatID, err)
+	}
+	s.usage = u
+	return s, nil
+}
+
+// load reads a branch into memory. Messages shared with the branch in memory are not
+// read again: only the tail after the fork is.
+func (s *Session) load(ctx context.Context, name string) error {
+	b, err := s.e.store.Branch(ctx, s.chat.ID, name)
+	if err != nil {
+		return fmt.Errorf("chat %q: branch %q: %w", s.chat.ID, name, err)
+	}
+	keep := 0
+	var tail []chat.Message
+	if s.view != nil {
+		var fork string
+		tail, fork, err = s.e.store.PathTail(ctx, s.chat.ID, b.Head, func(id string) bool {
+			_, ok := s.view.index[id]
+			return ok
+		})
+		if fork != "" {
+			keep = s.view.index[fork] + 1
+		}
+	} else {
+		tail, err = s.e.store.Path(ctx, s.chat.ID, b.Head)
+	}
+	if err != nil {
+		return fmt.Errorf("chat %q: load branch %q: %w", s.chat.ID, name, err)
+	}
+	turns, err := s.e.store.PathTurns(ctx, s.chat.ID, tail)
+	if err != nil {
+		return fmt.Errorf("chat %q: load turns of branch %q: %w", s.chat.ID, name, err)
+	}
+	var v *branchView
+	if s.view != nil {
+		v = s.view.prefix(name, keep)
+	} else {
+		v = newBranchView(name, nil, nil)
+	}
+	for i := range tail {
+		v.append(&tail[i])
+	}
+	for i := range turns {
+		v.addTurn(&turns[i])
+	}
+	s.view = v
+	s.chat.ActiveBranch = name
+	return nil
+}
+
+// Chat returns the chat's record.
+func (s *Session) Chat() chat.Chat { return s.chat }
+
+// Branch returns the active branch name.
+func (s *Session) Branch() string { return s.view.name }
+
+// Head returns the id of the active branch's last message ("" when it has none).
+func (s *Session) Head() string { return s.view.head }
+
+// Usage returns the chat's accumulated usage over all branches.
+func (s *Session) Usage() chat.Usage { return s.usage }
+
+// Messages returns the active branch, root to head. The messages must not be modified.
+func (s *Session) Messages() []*chat.Message { return s.view.path }
+
+// Turns returns the turn records of the active branch, oldest first, without their
+// decisions. They must not be modified.
+func (s *Session) Turns() []*chat.Turn { return s.view.turns }
+
+// TurnCount returns the number of user turns on the active branch.
+func (s *Session) TurnCount() int { return len(s.view.users) }
+
+// UserInput is a user message to send.
+type UserInput struct {
+	Text   string
+	At     time.Time    // the clock of the turn; zero means now
+	Locale *chat.Locale // stored as the message's locale
+}
+
+// whenContext builds the WhenContext of the turn that would send user now.
+func (s *Session) whenContext(user *chat.Message) *predicates.WhenContext {
+	v := s.view
+	wc := &predicates.WhenContext{
+		Turn:                 len(v.users) + 1,
+		Content:              user.PlainText(),
+		CurrentMessage:       user,
+		LastAssistantMessage: v.lastReply(),
+		LastAssistantReplies: v.replies,
+		Usage:                s.usage,
+		Branch:               v.name,
+		MessageCount:         len(v.path) + 1,
+		Chat: predicates.ChatInfo{ID: s.chat.ID, Title: s.chat.Title, Metadata: s.chat.Metadata,
+			CreatedAt: s.chat.CreatedAt, UpdatedAt: s.chat.UpdatedAt},
+		Now:       user.CreatedAt,
+		FiredOnce: v.latches,
+	}
+	if last := v.lastUser(); last != nil {
+		wc.LastMessage = last
+		at := last.CreatedAt
+		wc.LastMessageAt = &at
+		el := user.CreatedAt.Sub(at)
+		wc.Elapsed = &el
+	}
+	return wc
+}
+
+// ErrConflict is returned when another writer moved the branch head: the session reloads
+// the branch, and the turn can be sent again.
+var ErrConflict = chat.ErrConflict

@@ -1,0 +1,108 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// Trace is the record of one turn as `ctxlab run --json` prints it (spec/headless.md).
+type Trace struct {
+	ChatID             string          `json:"chat_id"`
+	Turn               int             `json:"turn"`
+	Branch             string          `json:"branch"`
+	At                 string          `json:"at"`
+	UserMessageID      string          `json:"user_message_id"`
+	AssistantMessageID string          `json:"assistant_message_id"`
+	SystemPrompt       string          `json:"system_prompt"`
+	Request            chat.Request    `json:"request"`
+	Decisions          []Decision      `json:"decisions"`
+	Assistant          *AssistantTrace `json:"assistant,omitempty"`
+	Usage              UsageTrace      `json:"usage"`
+	Latency            LatencyTrace    `json:"latency_ms"`
+	Error              string          `json:"error,omitempty"`
+}
+
+// AssistantTrace is the reply of a turn.
+type AssistantTrace struct {
+	Text         string      `json:"text"`
+	Tools        []ToolTrace `json:"tools"`
+	FinishReason string      `json:"finish_reason"`
+	Interrupted  bool        `json:"interrupted,omitempty"`
+}
+
+// ToolTrace is one tool call of a reply and its outcome.
+type ToolTrace struct {
+	ID     string          `json:"id"`
+	Name   string          `json:"name"`
+	Input  json.RawMessage `json:"input"`
+	Output string          `json:"output,omitempty"`
+	Error  string          `json:"error,omitempty"`
+	State  chat.ToolState  `json:"state"`
+}
+
+// UsageTrace puts reported and estimated usage side by side.
+type UsageTrace struct {
+	Reported  *chat.Usage    `json:"reported"`
+	Estimated EstimatedUsage `json:"estimated"`
+	// Difference is reported minus estimated prompt tokens (absent without a report).
+	Difference *int `json:"difference,omitempty"`
+}
+
+// EstimatedUsage is the local estimate of a turn's usage, with the prompt by source.
+type EstimatedUsage struct {
+	PromptTokens     int       `json:"prompt_tokens"`
+	CompletionTokens int       `json:"completion_tokens"`
+	BySource         *Estimate `json:"by_source,omitempty"`
+}
+
+// LatencyTrace is the time to first token and the total time of a turn, in milliseconds.
+type LatencyTrace struct {
+	TTFT  int64 `json:"ttft"`
+	Total int64 `json:"total"`
+}
+
+// FormatTime writes a trace time: RFC 3339 in UTC.
+func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// Trace returns the trace of a sent turn.
+func (r *TurnResult) Trace(chatID string) Trace {
+	p := r.Plan
+	t := Trace{
+		ChatID: chatID, Turn: p.Turn, Branch: r.Turn.Branch, At: FormatTime(p.At),
+		UserMessageID: p.User.ID, AssistantMessageID: r.Assistant.ID,
+		SystemPrompt: p.SystemPrompt, Request: p.Request, Decisions: p.Decisions,
+		Assistant: assistantTrace(&r.Assistant, r.Turn.FinishReason),
+		Usage:     usageTrace(&r.Turn, &p.Estimate),
+		Latency:   LatencyTrace{TTFT: r.Turn.TTFT.Milliseconds(), Total: r.Turn.Latency.Milliseconds()},
+		Error:     r.Turn.Error,
+	}
+	return t
+}
+
+// PlanTrace returns the trace of a planned turn that was not sent (ctxlab prompt).
+func PlanTrace(chatID string, p *Plan) Trace {
+	return Trace{ChatID: chatID, Turn: p.Turn, Branch: p.Branch, At: FormatTime(p.At), UserMessageID: p.User.ID,
+		SystemPrompt: p.SystemPrompt, Request: p.Request, Decisions: p.Decisions,
+		Usage: UsageTrace{Estimated: EstimatedUsage{PromptTokens: p.Estimate.Total, BySource: &p.Estimate}}}
+}
+
+func assistantTrace(m *chat.Message, finish string) *AssistantTrace {
+	a := &AssistantTrace{Text: m.PlainText(), Tools: []ToolTrace{}, FinishReason: finish, Interrupted: m.Interrupted}
+	for _, p := range m.ToolParts() {
+		a.Tools = append(a.Tools, ToolTrace{ID: p.ToolCallID, Name: p.ToolName, Input: p.Input,
+			Output: p.Output, Error: p.ErrorText, State: p.State})
+	}
+	return a
+}
+
+func usageTrace(t *chat.Turn, est *Estimate) UsageTrace {
+	u := UsageTrace{Reported: t.Reported, Estimated: EstimatedUsage{PromptTokens: t.Estimated.PromptTokens,
+		CompletionTokens: t.Estimated.CompletionTokens, BySource: est}}
+	if t.Reported != nil {
+		d := t.Reported.PromptTokens - t.Estimated.PromptTokens
+		u.Difference = &d
+	}
+	return u
+}

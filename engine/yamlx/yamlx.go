@@ -1,0 +1,101 @@
+// Package yamlx parses YAML input files into go.yaml.in/yaml/v3 nodes and decodes them
+// strictly: every problem (syntax, unknown key, duplicate key, wrong type) becomes a
+// *diag.Error at the line and column of the offending node.
+package yamlx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+
+	goccy "github.com/goccy/go-yaml"
+	goccyparser "github.com/goccy/go-yaml/parser"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ctxlab/ctxlab/engine/diag"
+)
+
+var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Parse parses one YAML document and returns its root node (nil for an empty document).
+// A syntax error is a *diag.Error with the line and column of the problem.
+func Parse(file string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		// yaml.v3 rejects some valid YAML; goccy/go-yaml reads it, or says where it is wrong.
+		if n, gerr := parseGoccy(data); gerr == nil {
+			return n, nil
+		}
+		return nil, syntaxError(file, data, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, diag.Errorf(file, extra.Line, extra.Column, "expected one YAML document, found a second one")
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
+}
+
+// syntaxError turns a yaml.v3 error into a positioned one, asking goccy/go-yaml for the
+// column, which yaml.v3 does not report.
+func syntaxError(file string, data []byte, err error) error {
+	_, perr := goccyparser.ParseBytes(data, 0)
+	var se *goccy.SyntaxError
+	if errors.As(perr, &se) && se.Token != nil && se.Token.Position != nil {
+		return diag.Errorf(file, se.Token.Position.Line, se.Token.Position.Column, "invalid YAML: %s", se.Message)
+	}
+	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return diag.Errorf(file, line, 1, "invalid YAML: %s", m[2])
+	}
+	return diag.Errorf(file, 1, 1, "invalid YAML: %v", err)
+}
+
+// Resolve follows aliases.
+func Resolve(n *yaml.Node) *yaml.Node {
+	for n != nil && n.Kind == yaml.AliasNode {
+		n = n.Alias
+	}
+	return n
+}
+
+// IsNull reports whether n is absent or an explicit null.
+func IsNull(n *yaml.Node) bool {
+	n = Resolve(n)
+	return n == nil || (n.Kind == yaml.ScalarNode && n.Tag == "!!null")
+}
+
+// Describe names the kind of a node for error messages: "a string", "a list", ….
+func Describe(n *yaml.Node) string {
+	n = Resolve(n)
+	switch {
+	case n == nil:
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	}
+	switch n.Tag {
+	case "!!null":
+		return "null"
+	case "!!bool":
+		return "a boolean"
+	case "!!int":
+		return "an integer"
+	case "!!float":
+		return "a number"
+	case "!!str":
+		return "a string"
+	}
+	return fmt.Sprintf("a %s value", n.Tag)
+}

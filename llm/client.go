@@ -1,0 +1,245 @@
+// Package llm is ctxlab's client for OpenAI-compatible chat servers (OpenAI, Ollama,
+// llama.cpp's server, vLLM, LM Studio, OpenRouter), built on github.com/sashabaranov/go-openai:
+// streamed chat completions with exact usage, cancellation that keeps the partial reply,
+// bounded retries, timeouts and errors that name the server. Scripted is a model that
+// replays prepared replies through the same callback, for offline runs, tests and demos.
+package llm
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Defaults of Options.
+const (
+	DefaultBaseURL           = "https://api.openai.com/v1"
+	DefaultConnectTimeout    = 10 * time.Second
+	DefaultFirstTokenTimeout = 60 * time.Second
+	DefaultIdleTimeout       = 30 * time.Second
+	DefaultMaxRetries        = 2
+	DefaultMaxRetryWait      = 60 * time.Second
+)
+
+// Options configures a Client. The zero value talks to OpenAI with the defaults above. For
+// every duration and for MaxRetries, zero means the default and a negative value disables
+// the timeout (or the retries).
+type Options struct {
+	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (default DefaultBaseURL).
+	BaseURL string
+	// APIKey is sent as a bearer token when set. It is never logged nor put in an error.
+	APIKey string
+	// HTTPClient sends the requests. The default has a dialer bounded by ConnectTimeout;
+	// with your own client, ConnectTimeout is yours to set in its transport.
+	HTTPClient *http.Client
+	// ConnectTimeout bounds dialling and the TLS handshake (default 10s).
+	ConnectTimeout time.Duration
+	// FirstTokenTimeout bounds the wait from sending the request to the first streamed
+	// token, response headers included (default 60s).
+	FirstTokenTimeout time.Duration
+	// IdleTimeout bounds the silence between two chunks once the first token arrived
+	// (default 30s).
+	IdleTimeout time.Duration
+	// MaxRetries bounds the retries of a request that failed before its first token with
+	// 429, 5xx or a refused/reset connection (default 2).
+	MaxRetries int
+	// MaxRetryWait is the longest Retry-After the client waits for; a server asking for
+	// more gets its error returned at once (default 60s).
+	MaxRetryWait time.Duration
+	// Backoff returns the wait before retry number attempt (0-based) when the server sent
+	// no Retry-After (default 500ms doubling, at most 8s).
+	Backoff func(attempt int) time.Duration
+	// Sleep waits d or until ctx is done (default: a timer). Tests inject a recorder.
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Now is the clock for TTFT, durations and Retry-After dates (default time.Now).
+	Now func() time.Time
+}
+
+// pick resolves an option: zero means the default and a negative value disables the
+// timeout (or the retries).
+func pick[T int | time.Duration](v, def T) T {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
+// Client streams chat completions from one OpenAI-compatible server. It is safe for
+// concurrent use.
+type Client struct {
+	api        *openai.Client
+	server     string // base URL without credentials, for errors
+	redact     redactor
+	connect    time.Duration
+	firstToken time.Duration
+	idle       time.Duration
+	maxRetries int
+	maxWait    time.Duration
+	backoff    func(int) time.Duration
+	sleep      func(context.Context, time.Duration) error
+	now        func() time.Time
+
+	// noStreamOptions is set once the server rejected stream_options; a Client has one
+	// base URL, so this is remembered per base URL for the life of the Client.
+	noStreamOptions atomic.Bool
+}
+
+// New returns a Client for o.BaseURL.
+func New(o Options) *Client {
+	base := strings.TrimRight(strings.TrimSpace(o.BaseURL), "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	c := &Client{
+		server:     displayURL(base),
+		redact:     redactor(o.APIKey),
+		connect:    pick(o.ConnectTimeout, DefaultConnectTimeout),
+		firstToken: pick(o.FirstTokenTimeout, DefaultFirstTokenTimeout),
+		idle:       pick(o.IdleTimeout, DefaultIdleTimeout),
+		maxRetries: pick(o.MaxRetries, DefaultMaxRetries),
+		maxWait:    pick(o.MaxRetryWait, DefaultMaxRetryWait),
+		backoff:    o.Backoff,
+		sleep:      o.Sleep,
+		now:        o.Now,
+	}
+	if c.backoff == nil {
+		c.backoff = defaultBackoff
+	}
+	if c.sleep == nil {
+		c.sleep = sleepCtx
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = defaultHTTPClient(c.connect)
+	}
+	cfg := openai.DefaultConfig(o.APIKey)
+	cfg.BaseURL = base
+	cfg.HTTPClient = doer{hc}
+	// OpenRouter sends SSE comment lines while a request is queued; go-openai counts them
+	// as empty messages and gives up past this limit.
+	cfg.EmptyMessagesLimit = 1 << 16
+	c.api = openai.NewClientWithConfig(cfg)
+	return c
+}
+
+// Server returns the base URL the client talks to, without credentials.
+func (c *Client) Server() string { return c.server }
+
+// displayURL strips user information from a URL so it can appear in errors.
+func displayURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.User == nil {
+		return s
+	}
+	u.User = nil
+	return u.String()
+}
+
+var (
+	transportOnce sync.Once
+	baseTransport *http.Transport
+)
+
+func defaultHTTPClient(connect time.Duration) *http.Client {
+	transportOnce.Do(func() {
+		if t, ok := http.DefaultTransport.(*http.Transport); ok {
+			baseTransport = t.Clone()
+		} else {
+			baseTransport = &http.Transport{Proxy: http.ProxyFromEnvironment, ForceAttemptHTTP2: true, MaxIdleConns: 100, IdleConnTimeout: 90 * time.Second}
+		}
+	})
+	t := baseTransport.Clone()
+	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
+	t.DialContext = d.DialContext
+	t.TLSHandshakeTimeout = connect
+	return &http.Client{Transport: t}
+}
+
+// attempt is the state of one HTTP exchange, carried in the request context so the
+// transport wrapper can fill it in.
+type attempt struct {
+	body    []byte // the exact request body to send (nil: keep go-openai's)
+	sent    bool   // the request reached the HTTP client
+	status  int
+	header  http.Header
+	errBody string // the error body, when the server answered with one
+	done    atomic.Bool
+}
+
+type attemptKey struct{}
+
+func withAttempt(ctx context.Context, a *attempt) context.Context {
+	return context.WithValue(ctx, attemptKey{}, a)
+}
+
+// doer wraps the HTTP client given to go-openai: it sends the body ctxlab built (so the
+// bytes on the wire are the request the trace shows), and records the status and headers
+// (Retry-After) that go-openai's errors do not keep.
+type doer struct{ next *http.Client }
+
+// Do sends req.
+func (d doer) Do(req *http.Request) (*http.Response, error) {
+	a, _ := req.Context().Value(attemptKey{}).(*attempt)
+	if a == nil {
+		return d.next.Do(req)
+	}
+	a.sent = true
+	if a.body != nil {
+		body := a.body
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	resp, err := d.next.Do(req)
+	if resp != nil {
+		a.status = resp.StatusCode
+		a.header = resp.Header
+		if resp.StatusCode < 300 {
+			resp.Body = &doneWatcher{ReadCloser: resp.Body, a: a}
+		}
+	}
+	return resp, err
+}
+
+// doneWatcher notes whether the stream's last bytes are the `data: [DONE]` terminator, so
+// a stream closed cleanly without it can be told from a complete one.
+type doneWatcher struct {
+	io.ReadCloser
+	a    *attempt
+	tail [24]byte
+	n    int
+}
+
+var doneMark = []byte("[DONE]")
+
+func (w *doneWatcher) Read(p []byte) (int, error) {
+	n, err := w.ReadCloser.Read(p)
+	if n > 0 {
+		if n >= len(w.tail) {
+			w.n = copy(w.tail[:], p[n-len(w.tail):n])
+		} else {
+			keep := min(w.n, len(w.tail)-n)
+			copy(w.tail[:], w.tail[w.n-keep:w.n])
+			w.n = keep + copy(w.tail[keep:], p[:n])
+		}
+		if bytes.Contains(w.tail[:w.n], doneMark) {
+			w.a.done.Store(true)
+		}
+	}
+	return n, err
+}

@@ -1,0 +1,107 @@
+// Command ctxlab is a terminal workbench for context engineering: it chats with any
+// OpenAI-compatible model and shows, for every turn, exactly what the model was sent and
+// why. Run `ctxlab help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxlab/ctxlab/engine/diag"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit codes of spec/headless.md.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitInvalid = 2
+)
+
+// run executes the command line and returns the exit code: 0 success, 2 invalid input
+// (FILE:LINE:COL: message on stderr, nothing written), 1 any other failure.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := app.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintln(stderr, "ctxlab: "+err.Error())
+	var usage *usageError
+	if diag.IsInvalidInput(err) || errors.As(err, &usage) {
+		return exitInvalid
+	}
+	return exitFailure
+}
+
+// usageError is a bad command line (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// app holds what every command shares: the streams and the global flags.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	flags          globalFlags
+}
+
+// globalFlags are the flags every command accepts.
+type globalFlags struct {
+	db        string
+	model     string
+	baseURL   string
+	apiKeyEnv string
+	profile   string
+	config    string
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "ctxlab",
+		Short: "A terminal workbench for context engineering",
+		Long: "ctxlab chats with any OpenAI-compatible model and shows, for every turn, exactly what the\n" +
+			"model was sent and why: which reminders fired and the reason for each, the rendered system\n" +
+			"prompt, the branches of the chat, and the token usage.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.flags.db, "db", "", "chat database (default: ctxlab.db in the user's data directory; :memory: for none)")
+	pf.StringVar(&a.flags.model, "model", "", "model name (overrides OPENAI_MODEL, the config file and the context file)")
+	pf.StringVar(&a.flags.baseURL, "base-url", "", "OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1")
+	pf.StringVar(&a.flags.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
+	pf.StringVar(&a.flags.profile, "profile", "", "profile of the config file to use")
+	pf.StringVar(&a.flags.config, "config", "", "config file (default: $CTXLAB_CONFIG, else ctxlab/config.yaml in the user's config directory)")
+	root.AddCommand(a.promptCommand(), a.runCommand())
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with a usage error (exit code 2).
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
+			return &usageError{err.Error()}
+		}
+		return nil
+	}
+}

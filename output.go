@@ -1,0 +1,142 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine"
+)
+
+// writeJSONLine writes v as one line of JSON, with <, > and & left as they are.
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// writeTurn prints the compact human-readable block of one turn: what fired and why, what
+// did not and why (grouped), the instructions applied, the reply and the tokens.
+func writeTurn(w io.Writer, t *engine.Trace, user string) {
+	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
+	if t.ChatID != "" {
+		fmt.Fprintf(w, " · chat %s", t.ChatID)
+	}
+	fmt.Fprintln(w)
+	if user != "" {
+		fmt.Fprintf(w, "  user:         %s\n", oneLine(user, 100))
+	}
+	var fired, skipped []string
+	quiet := map[string][]string{}
+	var instr []string
+	for _, d := range t.Decisions {
+		if d.Source == engine.SourceInstruction {
+			if !d.Fired {
+				quiet[d.Reason] = append(quiet[d.Reason], d.ID)
+				continue
+			}
+			s := fmt.Sprintf("[%s] %s", d.Kind, d.ID)
+			if d.Scope != "Always" {
+				s += " (" + d.Scope + ")"
+			}
+			if d.Reason == engine.ReasonDeferredToModel {
+				s += " (model judges when)"
+			}
+			instr = append(instr, s)
+			continue
+		}
+		if d.Fired {
+			tags := d.Placement
+			if d.Tier == "safety" {
+				tags += ", safety"
+			}
+			why := ""
+			if d.Trace != nil {
+				why = d.Trace.Why
+				if d.Trace.Expr != "" {
+					why = d.Trace.Expr + ": " + why
+				}
+			}
+			fired = append(fired, fmt.Sprintf("%s [%s, %d tok] %s", d.ID, tags, d.Tokens, oneLine(why, 90)))
+			continue
+		}
+		if d.Reason == engine.ReasonPredicateFalse {
+			quiet[d.Reason] = append(quiet[d.Reason], d.ID)
+			continue
+		}
+		s := d.ID + ": " + d.Reason
+		if d.Detail != "" {
+			s += " (" + oneLine(d.Detail, 90) + ")"
+		}
+		skipped = append(skipped, s)
+	}
+	writeList(w, "fired:", fired, "none")
+	if len(skipped) > 0 {
+		writeList(w, "held back:", skipped, "")
+	}
+	reasons := make([]string, 0, len(quiet))
+	for r := range quiet {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		fmt.Fprintf(w, "  %-13s %s\n", r+":", oneLine(strings.Join(quiet[r], ", "), 100))
+	}
+	if len(instr) > 0 {
+		writeList(w, "instructions:", instr, "")
+	}
+	if a := t.Assistant; a != nil {
+		line := oneLine(a.Text, 100)
+		for _, tool := range a.Tools {
+			if tool.Error != "" {
+				line += fmt.Sprintf(" [%s failed: %s]", tool.Name, oneLine(tool.Error, 40))
+			} else {
+				line += fmt.Sprintf(" [%s ok]", tool.Name)
+			}
+		}
+		if a.Interrupted {
+			line += " [interrupted]"
+		}
+		fmt.Fprintf(w, "  assistant:    %s\n", line)
+	}
+	fmt.Fprintf(w, "  tokens:       %s\n", tokenLine(t.Usage))
+	if t.Error != "" {
+		fmt.Fprintf(w, "  error:        %s\n", t.Error)
+	}
+}
+
+func writeList(w io.Writer, label string, items []string, none string) {
+	if len(items) == 0 {
+		fmt.Fprintf(w, "  %-13s %s\n", label, none)
+		return
+	}
+	for i, it := range items {
+		if i == 0 {
+			fmt.Fprintf(w, "  %-13s %s\n", label, it)
+		} else {
+			fmt.Fprintf(w, "  %-13s %s\n", "", it)
+		}
+	}
+}
+
+func tokenLine(u engine.UsageTrace) string {
+	est := u.Estimated
+	if u.Reported == nil {
+		return fmt.Sprintf("prompt ~%d · completion ~%d (estimated; no usage reported)", est.PromptTokens, est.CompletionTokens)
+	}
+	r := u.Reported
+	return fmt.Sprintf("prompt %d reported / ~%d estimated (%+d) · completion %d / ~%d",
+		r.PromptTokens, est.PromptTokens, r.PromptTokens-est.PromptTokens, r.CompletionTokens, est.CompletionTokens)
+}
+
+// oneLine flattens s to one line of at most n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,216 @@
+package predicates
+
+import (
+	"strconv"
+	"strings"
+)
+
+// lower returns the lower-cased content, computed once per WhenContext.
+func (c *WhenContext) lower() string {
+	if c.lowerContent == nil {
+		s := strings.ToLower(c.Content)
+		c.lowerContent = &s
+	}
+	return *c.lowerContent
+}
+
+// terms returns the distinct non-stop-word tokens of the content, computed once per
+// WhenContext.
+func (c *WhenContext) terms() []string {
+	if !c.tokenized {
+		c.contentTokens = queryTerms(c.Content)
+		c.tokenized = true
+	}
+	return c.contentTokens
+}
+
+type contentIncludes struct {
+	words []string // lower-cased
+	orig  []string
+	expr  string
+}
+
+// ContentIncludes fires when the content contains any of words, compared as
+// case-insensitive substrings. At least one word is needed, and none may be empty.
+func ContentIncludes(words ...string) Predicate {
+	expr := "contentIncludes(" + quoteList(words) + ")"
+	if len(words) == 0 {
+		return newInvalid(expr, "contentIncludes: needs at least one keyword")
+	}
+	p := &contentIncludes{orig: append([]string(nil), words...), expr: expr}
+	for _, w := range words {
+		if w == "" {
+			return newInvalid(expr, "contentIncludes: empty keyword")
+		}
+		p.words = append(p.words, strings.ToLower(w))
+	}
+	return p
+}
+
+func (p *contentIncludes) String() string { return p.expr }
+
+func (p *contentIncludes) Eval(c *WhenContext) Result {
+	if c == nil {
+		c = new(WhenContext)
+	}
+	text := c.lower()
+	for i, w := range p.words {
+		if strings.Contains(text, w) {
+			return leaf(p.expr, true, "matched "+dquote(p.orig[i], 40))
+		}
+	}
+	if len(p.orig) == 1 {
+		return leaf(p.expr, false, "no "+dquote(p.orig[0], 40)+" in content")
+	}
+	return leaf(p.expr, false, "none of "+strconv.Itoa(len(p.orig))+" keywords in content")
+}
+
+type contentPattern struct {
+	re   *Regex
+	expr string
+}
+
+// ContentPattern fires when re matches the content.
+func ContentPattern(re *Regex) Predicate {
+	if re == nil {
+		return newInvalid("contentPattern()", "contentPattern: nil regex")
+	}
+	return &contentPattern{re: re, expr: "contentPattern(" + re.String() + ")"}
+}
+
+func (p *contentPattern) String() string { return p.expr }
+
+func (p *contentPattern) Eval(c *WhenContext) Result {
+	if c == nil {
+		c = new(WhenContext)
+	}
+	loc := p.re.re.FindStringIndex(c.Content)
+	if loc == nil {
+		return leaf(p.expr, false, p.re.String()+" no match")
+	}
+	return leaf(p.expr, true, "matched "+dquote(c.Content[loc[0]:loc[1]], 40))
+}
+
+type contentMatches struct {
+	topics    []string
+	threshold float64
+	index     *BM25
+	expr      string
+}
+
+// ContentMatches fires when the BM25 score of the content against any of topics is above
+// threshold (and above 0). The topics form the corpus; they have no names.
+func ContentMatches(topics []string, threshold float64) Predicate {
+	expr := "contentMatches(" + quoteList(topics)
+	if threshold != 0 {
+		expr += ", threshold=" + fmtNum(threshold)
+	}
+	expr += ")"
+	if len(topics) == 0 {
+		return newInvalid(expr, "contentMatches: needs at least one topic")
+	}
+	return &contentMatches{
+		topics:    append([]string(nil), topics...),
+		threshold: threshold,
+		index:     NewBM25(topics),
+		expr:      expr,
+	}
+}
+
+func (p *contentMatches) String() string { return p.expr }
+
+func (p *contentMatches) Eval(c *WhenContext) Result {
+	if c == nil {
+		c = new(WhenContext)
+	}
+	terms := c.terms()
+	if len(terms) == 0 {
+		return leaf(p.expr, false, "bm25 no query terms in content")
+	}
+	var buf [64]float64
+	var scores []float64
+	if p.index.n <= len(buf) {
+		scores = buf[:p.index.n]
+	} else {
+		scores = make([]float64, p.index.n)
+	}
+	p.index.scoreTerms(scores, terms)
+	best := -1
+	for i, s := range scores {
+		if best < 0 || s > scores[best] {
+			best = i
+		}
+	}
+	s := scores[best]
+	th := fmtNum(p.threshold)
+	if s <= 0 {
+		return leaf(p.expr, false, "bm25 no topic scored")
+	}
+	what := "bm25 " + dquote(p.topics[best], 30) + "=" + fmtScore(s)
+	if s > p.threshold {
+		return leaf(p.expr, true, what+" > "+th)
+	}
+	return leaf(p.expr, false, what+" <= "+th)
+}
+
+type classifies struct {
+	name      string
+	cl        *Classifier
+	topN      int
+	threshold float64
+	expr      string
+}
+
+// Classifies fires when the classifier cl (known as name in the context file) ranks at least
+// one item for the content: score above 0 and threshold, within the topN best. topN must be
+// at least 1.
+func Classifies(name string, cl *Classifier, topN int, threshold float64) Predicate {
+	expr := "classifies(" + quote(name)
+	if topN != 5 {
+		expr += ", topN=" + strconv.Itoa(topN)
+	}
+	if threshold != 0 {
+		expr += ", threshold=" + fmtNum(threshold)
+	}
+	expr += ")"
+	switch {
+	case cl == nil:
+		return newInvalid(expr, "classifies: nil classifier "+strconv.Quote(name))
+	case topN < 1:
+		return newInvalid(expr, "classifies: topN must be at least 1, got "+strconv.Itoa(topN))
+	}
+	return &classifies{name: name, cl: cl, topN: topN, threshold: threshold, expr: expr}
+}
+
+func (p *classifies) String() string { return p.expr }
+
+func (p *classifies) Eval(c *WhenContext) Result {
+	if c == nil {
+		c = new(WhenContext)
+	}
+	terms := c.terms()
+	if len(terms) == 0 {
+		return leaf(p.expr, false, "bm25 no query terms in content")
+	}
+	ms, best := p.cl.rank(terms, p.topN, p.threshold)
+	th := fmtNum(p.threshold)
+	if len(ms) == 0 {
+		if best.Index < 0 {
+			return leaf(p.expr, false, "bm25 no item scored")
+		}
+		return leaf(p.expr, false, "bm25 best "+best.Name+"="+fmtScore(best.Score)+" <= "+th)
+	}
+	var b strings.Builder
+	b.WriteString("bm25 ")
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(m.Name)
+		b.WriteByte('=')
+		b.WriteString(fmtScore(m.Score))
+	}
+	b.WriteString(" > ")
+	b.WriteString(th)
+	return leaf(p.expr, true, b.String())
+}

@@ -1,0 +1,67 @@
+package predicates
+
+import (
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// Predicate is a compiled predicate expression.
+type Predicate interface {
+	// Eval evaluates the predicate for one turn. It never panics and never fails: a
+	// predicate that cannot be evaluated returns Value false and a non-empty Error.
+	Eval(c *WhenContext) Result
+	// String returns the canonical expression text, e.g. `everyNTurns(3)`.
+	String() string
+}
+
+// Result is the outcome of evaluating a predicate, as a tree that mirrors the expression.
+type Result struct {
+	Expr     string   `json:"expr"`
+	Value    bool     `json:"value"`
+	Why      string   `json:"why"`
+	Error    string   `json:"error,omitempty"`
+	Children []Result `json:"children"`
+
+	// latch is the once('id') latch this node would set (set only on a once('id') node
+	// that evaluated true).
+	latch string
+}
+
+// MarshalJSON always writes children as an array, never null.
+func (r Result) MarshalJSON() ([]byte, error) {
+	type plain Result
+	p := plain(r)
+	if p.Children == nil {
+		p.Children = []Result{}
+	}
+	return chat.Marshal(p) // traces show expressions and reasons as written
+}
+
+// Latches returns the once('id') latches that this evaluation consulted and found unset,
+// in evaluation order. The engine sets them only if the whole reminder is injected.
+func (r Result) Latches() []string {
+	var out []string
+	var walk func(Result)
+	walk = func(n Result) {
+		if n.latch != "" {
+			out = append(out, n.latch)
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(r)
+	return out
+}
+
+// HasError reports whether any node of the tree failed to evaluate.
+func (r Result) HasError() bool {
+	if r.Error != "" {
+		return true
+	}
+	for _, c := range r.Children {
+		if c.HasError() {
+			return true
+		}
+	}
+	return false
+}

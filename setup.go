@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/llm/config"
+	"github.com/ctxlab/ctxlab/store"
+)
+
+// dbPath returns the chat database: --db, else $CTXLAB_DB, else ctxlab.db in the user's
+// data directory ($XDG_DATA_HOME/ctxlab, ~/.local/share/ctxlab; on macOS
+// ~/Library/Application Support/ctxlab; on Windows %LocalAppData%\ctxlab).
+func (a *app) dbPath() (string, error) {
+	if a.flags.db != "" {
+		return a.flags.db, nil
+	}
+	if p := os.Getenv("CTXLAB_DB"); p != "" {
+		return p, nil
+	}
+	dir, err := dataDir()
+	if err != nil {
+		return "", fmt.Errorf("find the data directory (use --db): %w", err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "ctxlab"), 0o700); err != nil {
+		return "", fmt.Errorf("create the data directory: %w", err)
+	}
+	return filepath.Join(dir, "ctxlab", "ctxlab.db"), nil
+}
+
+func dataDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return d, nil
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return os.UserConfigDir() // ~/Library/Application Support
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return d, nil
+		}
+		return os.UserConfigDir()
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// openDB opens the chat database.
+func (a *app) openDB() (*store.DB, error) {
+	path, err := a.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// settings resolves the model settings; offline commands never run api_key_cmd.
+func (a *app) settings(file *ctxfile.File, offline bool) (config.Settings, error) {
+	in := config.Inputs{
+		Flags: config.Flags{Model: a.flags.model, BaseURL: a.flags.baseURL, APIKeyEnv: a.flags.apiKeyEnv,
+			Profile: a.flags.profile, Config: a.flags.config},
+		Offline: offline,
+	}
+	if file != nil {
+		in.Context = config.ContextModel(file.Model)
+		in.ContextFile = file.Path
+	}
+	return config.Resolve(in)
+}
+
+// newEngine builds an engine for a context file, a store and the resolved settings.
+func newEngine(file *ctxfile.File, st engine.Store, s config.Settings) (*engine.Engine, error) {
+	return engine.New(engine.Options{
+		Context: file,
+		Store:   st,
+		Tokens:  s.Counter(),
+		Model:   s.ModelName(),
+		Params: engine.Params{Temperature: s.Temperature.Value, TopP: s.TopP.Value,
+			MaxTokens: s.MaxTokens.Value, Seed: s.Seed.Value},
+	})
+}

@@ -1,0 +1,265 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// encodedTurn is a turn with its JSON columns encoded before the transaction begins, so
+// that the write lock is held as briefly as possible.
+type encodedTurn struct {
+	t         *chat.Turn
+	request   string
+	fired     any
+	decisions any
+}
+
+func encodeTurn(t *chat.Turn) (encodedTurn, error) {
+	e := encodedTurn{t: t}
+	var err error
+	if e.request, err = marshalJSON(t.Request); err != nil {
+		return e, invalidf("turn %q: request: %v", t.ID, err)
+	}
+	if len(t.Fired) > 0 {
+		if e.fired, err = marshalJSON(t.Fired); err != nil {
+			return e, invalidf("turn %q: fired: %v", t.ID, err)
+		}
+	}
+	if len(t.Decisions) > 0 {
+		if e.decisions, err = compactJSON(t.Decisions); err != nil {
+			return e, invalidf("turn %q: decisions: %v", t.ID, err)
+		}
+	}
+	return e, nil
+}
+
+// Commit writes one step of a chat in one transaction: either all of it is visible, or
+// nothing. In order:
+//
+//   - With c.NewBranch set, the branch c.Branch is created (named c.Branch; NewBranch.Name
+//     must be empty or the same), forked at NewBranch.Head from NewBranch.Parent, and
+//     c.ExpectHead is taken as NewBranch.Head; ErrConflict if the branch exists. Otherwise
+//     the head of c.Branch must still be c.ExpectHead: if it moved, another process wrote
+//     this chat, nothing is written and the error is ErrConflict (reload and retry).
+//   - c.Messages are inserted in order; each parent is a message of the chat or an earlier
+//     one of c.Messages (ErrNotFound otherwise; ErrConflict for an id that exists).
+//   - c.Turns are inserted (an empty ChatID or Branch is taken from the commit).
+//   - The head moves to c.NewHead; c.Activate makes the branch the active one.
+//   - The chat's updated time becomes the latest CreatedAt of c.Messages and At of c.Turns
+//     (the clock of the step, as scripts set it), or d.Now() for a step with neither; the
+//     turns' Counted() usage is added to the chat's totals.
+//
+// Invalid input (empty ids, unknown roles or part types, invalid JSON) gives ErrInvalid
+// before the transaction starts.
+func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
+	if err := checkName("chat id", c.ChatID); err != nil {
+		return err
+	}
+	if c.NewBranch != nil {
+		if c.Branch == "" {
+			c.Branch = c.NewBranch.Name
+		}
+		if c.NewBranch.Name != "" && c.NewBranch.Name != c.Branch {
+			return invalidf("chat %q: commit to branch %q creates branch %q", c.ChatID, c.Branch, c.NewBranch.Name)
+		}
+		c.ExpectHead = c.NewBranch.Head
+	}
+	if err := checkName("branch name", c.Branch); err != nil {
+		return invalidf("chat %q: %v", c.ChatID, err)
+	}
+	var at time.Time
+	seen := make(map[string]bool, len(c.Messages))
+	for i := range c.Messages {
+		m := &c.Messages[i]
+		if err := checkMessage(m); err != nil {
+			return fmt.Errorf("chat %q: %w", c.ChatID, err)
+		}
+		if seen[m.ID] {
+			return invalidf("chat %q: message %q twice in one commit", c.ChatID, m.ID)
+		}
+		seen[m.ID] = true
+		if m.CreatedAt.After(at) {
+			at = m.CreatedAt
+		}
+	}
+	turns := make([]encodedTurn, len(c.Turns))
+	var usage chat.Usage
+	for i := range c.Turns {
+		t := c.Turns[i] // a copy: the caller's slice is left as it was
+		if t.ChatID == "" {
+			t.ChatID = c.ChatID
+		}
+		if t.Branch == "" {
+			t.Branch = c.Branch
+		}
+		if t.ChatID != c.ChatID {
+			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
+		}
+		if err := checkTurn(&t); err != nil {
+			return fmt.Errorf("chat %q: %w", c.ChatID, err)
+		}
+		var err error
+		if turns[i], err = encodeTurn(&t); err != nil {
+			return fmt.Errorf("chat %q: %w", c.ChatID, err)
+		}
+		usage = usage.Add(t.Counted())
+		if t.At.After(at) {
+			at = t.At
+		}
+	}
+	if at.IsZero() {
+		at = d.now()
+	}
+	return d.write(ctx, func(tx *sql.Tx) error {
+		return d.commitTx(ctx, tx, &c, turns, usage, at)
+	})
+}
+
+func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []encodedTurn, usage chat.Usage, at time.Time) error {
+	// The head check comes first: a writer that lost the race fails before any insert.
+	if c.NewBranch != nil {
+		b := *c.NewBranch
+		b.Name = c.Branch
+		if b.CreatedAt.IsZero() {
+			b.CreatedAt = at
+		}
+		if err := checkTime(b.CreatedAt, "branch "+quote(b.Name)); err != nil {
+			return err
+		}
+		if err := insertBranch(ctx, tx, c.ChatID, &b); err != nil {
+			return err
+		}
+	} else {
+		var head sql.NullString
+		err := tx.QueryRowContext(ctx, "SELECT head FROM branches WHERE chat_id = ? AND name = ?", c.ChatID, c.Branch).Scan(&head)
+		if err == sql.ErrNoRows {
+			if _, _, err := loadChat(ctx, tx, c.ChatID); err != nil {
+				return err
+			}
+			return notFoundf("chat %q: branch %q not found", c.ChatID, c.Branch)
+		}
+		if err != nil {
+			return dbErr(ctx, err, fmt.Sprintf("chat %q: load branch %q", c.ChatID, c.Branch))
+		}
+		if head.String != c.ExpectHead {
+			return conflictf("chat %q: branch %q head moved (expected %q, found %q)", c.ChatID, c.Branch, c.ExpectHead, head.String)
+		}
+	}
+
+	infos := make(map[string]msgInfo, len(c.Messages))
+	w := msgWriter{tx: tx, chatID: c.ChatID}
+	for i := range c.Messages {
+		m := &c.Messages[i]
+		var parent *msgInfo
+		if m.ParentID != "" {
+			p, ok := infos[m.ParentID]
+			if !ok {
+				var err error
+				if p, err = parentInfo(ctx, tx, c.ChatID, m.ParentID); err != nil {
+					return fmt.Errorf("chat %q: message %q: parent: %w", c.ChatID, m.ID, err)
+				}
+			}
+			parent = &p
+		}
+		in, err := w.insert(ctx, m, parent)
+		if err != nil {
+			return err
+		}
+		infos[m.ID] = in
+	}
+
+	tw := turnWriter{tx: tx, chatID: c.ChatID}
+	for i := range turns {
+		if err := tw.insert(ctx, &turns[i]); err != nil {
+			return err
+		}
+	}
+
+	res, err := tx.ExecContext(ctx, "UPDATE branches SET head = ? WHERE chat_id = ? AND name = ? AND head IS ?",
+		nullStr(c.NewHead), c.ChatID, c.Branch, nullStr(c.ExpectHead))
+	if err != nil {
+		return dbErr(ctx, err, fmt.Sprintf("chat %q: branch %q: move head to %q", c.ChatID, c.Branch, c.NewHead))
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return conflictf("chat %q: branch %q head moved", c.ChatID, c.Branch)
+	}
+
+	active := any(nil)
+	if c.Activate {
+		active = c.Branch
+	}
+	res, err = tx.ExecContext(ctx, `UPDATE chats SET updated_at = ?1, message_count = message_count + ?2,
+		prompt_tokens = prompt_tokens + ?3, completion_tokens = completion_tokens + ?4, total_tokens = total_tokens + ?5,
+		cached_tokens = cached_tokens + ?6, reasoning_tokens = reasoning_tokens + ?7,
+		active_branch = coalesce(?8, active_branch)
+		WHERE id = ?9`,
+		encTime(at), len(c.Messages), usage.PromptTokens, usage.CompletionTokens, usage.TotalTokens,
+		usage.CachedTokens, usage.ReasoningTokens, active, c.ChatID)
+	if err != nil {
+		return dbErr(ctx, err, fmt.Sprintf("update chat %q", c.ChatID))
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return notFoundf("chat %q not found", c.ChatID)
+	}
+	return nil
+}
+
+// turnWriter inserts turns and their decisions inside one transaction.
+type turnWriter struct {
+	tx       *sql.Tx
+	chatID   string
+	ins, dec *sql.Stmt
+}
+
+func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
+	t := e.t
+	var rep [5]any
+	if r := t.Reported; r != nil {
+		rep = [5]any{r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens, r.ReasoningTokens}
+	}
+	est := t.Estimated
+	var err error
+	if w.ins == nil {
+		if w.ins, err = w.tx.PrepareContext(ctx, `INSERT INTO turns (chat_id, id, branch, number,
+			user_message_id, assistant_message_id, at, request, fired,
+			rep_prompt, rep_completion, rep_total, rep_cached, rep_reasoning,
+			est_prompt, est_completion, est_total, est_cached, est_reasoning,
+			ttft_ns, latency_ns, finish_reason, error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+			return dbErr(ctx, err, "insert turn")
+		}
+	}
+	res, err := w.ins.ExecContext(ctx, w.chatID, t.ID, t.Branch, t.Number,
+		nullStr(t.UserMessageID), nullStr(t.AssistantMessageID), encTime(t.At), e.request, e.fired,
+		rep[0], rep[1], rep[2], rep[3], rep[4],
+		est.PromptTokens, est.CompletionTokens, est.TotalTokens, est.CachedTokens, est.ReasoningTokens,
+		int64(t.TTFT), int64(t.Latency), t.FinishReason, t.Error)
+	if err != nil {
+		err = dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q", w.chatID, t.ID))
+		if isConflict(err) {
+			return conflictf("chat %q: turn %q already exists", w.chatID, t.ID)
+		}
+		return err
+	}
+	if e.decisions == nil {
+		return nil
+	}
+	pk, err := res.LastInsertId()
+	if err != nil {
+		return dbErr(ctx, err, "insert turn")
+	}
+	if w.dec == nil {
+		if w.dec, err = w.tx.PrepareContext(ctx, "INSERT INTO turn_decisions (turn_pk, decisions) VALUES (?, ?)"); err != nil {
+			return dbErr(ctx, err, "insert turn decisions")
+		}
+	}
+	_, err = w.dec.ExecContext(ctx, pk, e.decisions)
+	return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: decisions", w.chatID, t.ID))
+}
+
+func isConflict(err error) bool { return errors.Is(err, ErrConflict) }

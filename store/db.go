@@ -1,0 +1,227 @@
+// Package store persists ctxlab chats in SQLite (modernc.org/sqlite) as a message graph:
+// messages with parent ids, named branches with heads, checkpoints, and turn records with
+// the request sent, the decisions and the usage.
+//
+// History is append-only. A step of a chat (new messages, the turn records that go with
+// them, the move of a branch head) is written by Commit in one transaction, and the head
+// moves by compare-and-swap, so two processes writing the same chat never lose a turn: the
+// second gets ErrConflict and nothing of its step is written.
+//
+// Ids of messages, turns, branches and checkpoints are scoped by chat: the same message id
+// may exist in two chats (a chat imported twice under two chat ids). Times are stored in
+// UTC with nanoseconds and come back in UTC. A chat's updated time is the clock of its last
+// step (the latest message or turn time of a Commit), or DB.Now for the operations that
+// carry no time (CreateBranch, SetActiveBranch, SetCheckpoint).
+//
+// Reads that need one consistent view (Load, PathTurns, ExportChat) run in one read
+// transaction; under WAL they never wait for writers. Turn records load in parts (Detail):
+// the light record is what a branch switch needs, requests and decisions are loaded only
+// to show or replay a turn. A branch switch between branches that share a prefix reads
+// only the tail that differs (PathTail).
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+)
+
+// busyTimeout is how long a connection waits for another one's write lock (a variable for
+// tests).
+var busyTimeout = 5 * time.Second
+
+// Memory is the path of a private in-memory database, gone when it is closed.
+const Memory = ":memory:"
+
+// DB is an open ctxlab database. It is safe for concurrent use; several DB values (or
+// processes) may have the same file open.
+type DB struct {
+	db   *sql.DB
+	path string
+
+	// Now returns the current time, used for created and updated times the caller did not
+	// give. It defaults to time.Now; tests replace it.
+	Now func() time.Time
+}
+
+// querier is satisfied by *sql.DB, *sql.Tx and *sql.Conn, so the helpers of this package
+// work inside or outside a transaction.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Open opens (creating it if needed) the database at path and brings its schema up to date.
+// Memory (":memory:") opens a private in-memory database. A database whose schema is newer
+// than this build, or a file that is not a ctxlab database, gives an error wrapping
+// ErrSchema and is left as it was.
+func Open(path string) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open database: %w", invalidf("empty path"))
+	}
+	if err := precheck(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	dsn, err := dsnFor(path)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	sdb, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, dbErr(context.Background(), err, "open"))
+	}
+	if path == Memory {
+		// Each connection to :memory: is its own empty database: keep exactly one, forever.
+		sdb.SetMaxOpenConns(1)
+		sdb.SetMaxIdleConns(1)
+	} else {
+		// WAL lets readers run beside the writer; writers queue on BEGIN IMMEDIATE.
+		n := max(4, runtime.NumCPU())
+		sdb.SetMaxOpenConns(n)
+		sdb.SetMaxIdleConns(n)
+	}
+	sdb.SetConnMaxLifetime(0)
+	sdb.SetConnMaxIdleTime(0)
+	d := &DB{db: sdb, path: path, Now: time.Now}
+	if err := d.migrate(context.Background(), len(migrations)); err != nil {
+		sdb.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	return d, nil
+}
+
+// precheck looks at an existing file read-only, before the connection settings (WAL) of
+// Open change it: a file that is not a ctxlab database, or one with a newer schema, is
+// refused untouched.
+func precheck(path string) error {
+	if path == Memory {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		return nil // a new file, or an error Open reports better
+	}
+	uri, err := fileURI(path)
+	if err != nil {
+		return err
+	}
+	sdb, err := sql.Open("sqlite", uri+fmt.Sprintf("?mode=ro&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()))
+	if err != nil {
+		return dbErr(context.Background(), err, "open")
+	}
+	defer sdb.Close()
+	sdb.SetMaxOpenConns(1)
+	return checkSchema(context.Background(), sdb)
+}
+
+// fileURI returns the SQLite URI of a file path, without parameters.
+func fileURI(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // a Windows drive letter
+	}
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p), nil
+}
+
+// dsnFor returns the driver DSN for path: busy timeout, WAL, foreign keys, synchronous
+// NORMAL, and BEGIN IMMEDIATE for write transactions. The parent directory of a file is
+// created if missing.
+func dsnFor(path string) (string, error) {
+	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", busyTimeout.Milliseconds())
+	if path == Memory {
+		return Memory + "?" + params, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	uri, err := fileURI(path)
+	if err != nil {
+		return "", err
+	}
+	return uri + "?" + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-8000)", nil
+}
+
+// Close closes the database.
+func (d *DB) Close() error {
+	if err := d.db.Close(); err != nil {
+		return dbErr(context.Background(), err, "close database")
+	}
+	return nil
+}
+
+// File returns the path the database was opened with.
+func (d *DB) File() string { return d.path }
+
+func (d *DB) now() time.Time {
+	if d.Now == nil {
+		return time.Now()
+	}
+	return d.Now()
+}
+
+// read runs fn in a read-only transaction: one consistent snapshot of the database.
+func (d *DB) read(ctx context.Context, fn func(q querier) error) error {
+	tx, err := d.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return dbErr(ctx, err, "begin read")
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return dbErr(ctx, tx.Commit(), "end read")
+}
+
+// write runs fn in a write transaction (BEGIN IMMEDIATE, so it waits for other writers up
+// to the busy timeout) and commits it if fn succeeds. Nothing of fn is visible if it fails.
+func (d *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return dbErr(ctx, err, "begin write")
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return dbErr(ctx, tx.Commit(), "commit")
+}
+
+// timeLayout is the stored form of times: UTC, fixed width, so text order is time order.
+const timeLayout = "2006-01-02T15:04:05.000000000Z07:00"
+
+func encTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func decTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
+	}
+	return t, nil
+}
+
+// checkTime reports a time that cannot be stored (outside years 0 to 9999).
+func checkTime(t time.Time, what string) error {
+	if y := t.UTC().Year(); y < 0 || y > 9999 {
+		return invalidf("%s: time %s is outside years 0 to 9999", what, t.UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// nullStr maps "" to NULL.
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,280 @@
+package store_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/store"
+	"github.com/ctxlab/ctxlab/store/storetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// richChat builds a chat using every feature: branches, checkpoints, a regenerated reply,
+// tool parts, reminders, a failed turn, metadata with a large number.
+func richChat(t testing.TB, db *store.DB) {
+	t.Helper()
+	if err := db.CreateChat(ctx, chat.Chat{ID: "demo-1", Title: "Support <demo> & co",
+		Metadata: map[string]any{"tier": "pro", "big": json.Number("12345678901234567890"), "nested": map[string]any{"a": []any{1.5, "x"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	b := &chatBuilder{tb: t, db: db, chat: "demo-1", decisions: json.RawMessage(`[
+		{"id": "concise", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)}
+	h := b.turns("main", "", 2)
+	c := b.step("main", h, "run the report")
+	c.Messages[1].Parts = []chat.Part{
+		{Type: chat.PartTool, ToolCallID: "call_1", ToolName: "run_sql", State: chat.ToolOutputError, Input: json.RawMessage(`{ "query" : "select 1" }`), ErrorText: "permission denied"},
+		{Type: chat.PartTool, ToolCallID: "call_2", ToolName: "run_sql", State: chat.ToolOutputAvailable, Input: json.RawMessage(`{"query":"select 2"}`), Output: `[{"n": 2}]`},
+		chat.TextPart("Running it now."),
+	}
+	const rem = "<system-reminder>Stay concise.</system-reminder>"
+	c.Messages[0].Parts = []chat.Part{chat.TextPart("run the report\n\n" + rem)}
+	c.Messages[0].Reminders = []chat.ReminderSpan{{ID: "concise", Part: 0, Start: 16, End: 16 + len(rem), Mode: chat.SpanInline}}
+	temp, seed := 0.2, 7
+	c.Turns[0].Request = chat.SentRequest{Model: "gpt-4o-mini", SystemPrompt: "<role>x</role>", SystemInject: "<system-reminder>s</system-reminder>",
+		Tools:       []chat.WireTool{{Type: "function", Function: chat.FunctionDecl{Name: "run_sql", Parameters: json.RawMessage(`{"type": "object"}`)}}},
+		Temperature: &temp, Seed: &seed, MaxTokens: 256}
+	c.Turns[0].Reported = nil
+	if err := db.Commit(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetCheckpoint(ctx, "demo-1", "before-choice", "demo-1-a2"); err != nil {
+		t.Fatal(err)
+	}
+	// Edit turn 1 on a new branch.
+	e := b.step("main-v2", "", "hello again")
+	e.NewBranch = &chat.Branch{Parent: "main"}
+	e.Activate = true
+	if err := db.Commit(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	// A failed turn with no reply.
+	f := b.step("main-v2", e.NewHead, "this fails")
+	f.Messages = f.Messages[:1]
+	f.NewHead = f.Messages[0].ID
+	f.Turns[0].AssistantMessageID, f.Turns[0].Error, f.Turns[0].Decisions = "", "model: 503", nil
+	if err := db.Commit(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CreateBranch(ctx, "demo-1", chat.Branch{Name: "restore-1", Head: "demo-1-a2", Parent: "main"}, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func encode(t testing.TB, e store.Export) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := e.Encode(&buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	src := storetest.MustOpen(t)
+	richChat(t, src)
+	e1, err := src.ExportChat(ctx, "demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1 := encode(t, e1)
+
+	golden := filepath.Join("testdata", "export.golden.json")
+	if *update {
+		if err := os.WriteFile(golden, b1, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(b1, want) {
+		t.Errorf("export differs from %s (run go test -update if the change is intended):\n%s", golden, b1)
+	}
+
+	read, err := store.ReadExport(bytes.NewReader(b1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := storetest.MustOpenMemory(t)
+	if err := dst.ImportChat(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	e2, err := dst.ExportChat(ctx, "demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2 := encode(t, e2); !bytes.Equal(b1, b2) {
+		t.Errorf("export, import, export: the bytes differ:\n%s\n----\n%s", b1, b2)
+	}
+
+	// Derived data is rebuilt: usage, counts, search.
+	u1, _ := src.ChatUsage(ctx, "demo-1")
+	u2, _ := dst.ChatUsage(ctx, "demo-1")
+	l1, _ := src.ListChats(ctx, store.ListOptions{Search: "report"})
+	l2, _ := dst.ListChats(ctx, store.ListOptions{Search: "report"})
+	if u1 != u2 || len(l1) != 1 || len(l2) != 1 || l1[0].Messages != l2[0].Messages || l1[0].Turns != l2[0].Turns || l1[0].Branches != l2[0].Branches {
+		t.Errorf("derived data: usage %+v vs %+v, summaries %+v vs %+v", u1, u2, l1, l2)
+	}
+
+	// The same chat again is a conflict; under a new id it goes in beside it.
+	if err := dst.ImportChat(ctx, read); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("import twice: got %v, want ErrConflict", err)
+	}
+	if err := dst.ImportChat(ctx, read.WithChatID("demo-2")); err != nil {
+		t.Errorf("import under a new id: %v", err)
+	}
+	if read.Turns[0].ChatID != "demo-1" {
+		t.Errorf("WithChatID changed the original: %q", read.Turns[0].ChatID)
+	}
+	p, err := dst.Path(ctx, "demo-2", "demo-1-a3")
+	if err != nil || len(p) != 6 {
+		t.Errorf("Path of the copy: got %d messages, %v", len(p), err)
+	}
+}
+
+func TestImportRejects(t *testing.T) {
+	src := storetest.MustOpenMemory(t)
+	richChat(t, src)
+	good, err := src.ExportChat(ctx, "demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		change func(e *store.Export)
+		want   string
+	}{
+		{"format", func(e *store.Export) { e.Format = "other" }, `not a ctxlab chat export`},
+		{"newer version", func(e *store.Export) { e.Version = 2 }, `export version 2 is newer than this ctxlab (1); upgrade ctxlab`},
+		{"duplicate message", func(e *store.Export) { e.Messages[3].ID = e.Messages[2].ID }, `twice`},
+		{"missing parent", func(e *store.Export) { e.Messages[2].ParentID = "ghost" }, `parent "ghost" is not a message of the chat`},
+		{"cycle", func(e *store.Export) { e.Messages[0].ParentID = e.Messages[3].ID }, `cycle`},
+		{"self parent", func(e *store.Export) { e.Messages[1].ParentID = e.Messages[1].ID }, `cycle`},
+		{"head missing", func(e *store.Export) { e.Branches[0].Head = "ghost" }, `head "ghost"`},
+		{"duplicate branch", func(e *store.Export) { e.Branches[1].Name = "main" }, `branch "main" twice`},
+		{"branch parent missing", func(e *store.Export) { e.Branches[1].Parent = "ghost" }, `parent branch "ghost"`},
+		{"active branch missing", func(e *store.Export) { e.Chat.ActiveBranch = "ghost" }, `active branch "ghost"`},
+		{"checkpoint missing", func(e *store.Export) { e.Checkpoints[0].MessageID = "ghost" }, `checkpoint "before-choice"`},
+		{"turn message missing", func(e *store.Export) { e.Turns[0].UserMessageID = "ghost" }, `message "ghost"`},
+		{"turn branch missing", func(e *store.Export) { e.Turns[0].Branch = "ghost" }, `branch "ghost"`},
+		{"turn of another chat", func(e *store.Export) { e.Turns[0].ChatID = "x" }, `chat id "x"`},
+		{"duplicate turn", func(e *store.Export) { e.Turns[1].ID = e.Turns[0].ID }, `twice`},
+		{"bad decisions", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage("{") }, `decisions`},
+		{"bad role", func(e *store.Export) { e.Messages[0].Role = "root" }, `unknown role`},
+		{"span out of range", func(e *store.Export) { e.Messages[0].Reminders = []chat.ReminderSpan{{Part: 5}} }, `out of range`},
+		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", 1000) }, `longer than`},
+		{"control character", func(e *store.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`},
+		{"year 10000", func(e *store.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := store.ReadExport(bytes.NewReader(encode(t, good))) // a deep copy
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.change(&e)
+			dst := storetest.MustOpenMemory(t)
+			err = dst.ImportChat(ctx, e)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ImportChat: got %v, want an error with %q", err, tc.want)
+			}
+			if !errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrSchema) {
+				t.Errorf("ImportChat: got %v, want ErrInvalid or ErrSchema", err)
+			}
+			if list, _ := dst.ListChats(ctx, store.ListOptions{}); len(list) != 0 {
+				t.Errorf("a rejected import wrote %d chats", len(list))
+			}
+		})
+	}
+}
+
+func TestReadExportRejects(t *testing.T) {
+	src := storetest.MustOpenMemory(t)
+	richChat(t, src)
+	good, _ := src.ExportChat(ctx, "demo-1")
+	b := encode(t, good)
+	tests := []struct {
+		name string
+		data string
+		want string
+	}{
+		{"empty", "", "truncated"},
+		{"truncated", string(b[:len(b)/2]), "truncated"},
+		{"trailing data", string(b) + `{"format":"ctxlab-chat"}`, "data after the end"},
+		{"garbage", "\x00\x01PK zip", "line 1, column 1"},
+		{"not an object", `[1, 2]`, "cannot be array"},
+		{"unknown field", strings.Replace(string(b), `"title"`, `"colour": 1, "title"`, 1), `unknown field "colour"`},
+		{"wrong type", strings.Replace(string(b), `"version": 1`, `"version": "1"`, 1), "version"},
+		{"wrong format", `{"format": "chatgpt", "version": 1}`, "not a ctxlab chat export"},
+		{"newer", `{"format": "ctxlab-chat", "version": 9, "future": true}`, "export version 9 is newer than this ctxlab (1)"},
+		{"syntax error line", "{\n  \"format\": \"ctxlab-chat\",\n  \"version\": 1,\n  \"chat\": {,}\n}", "line 4, column"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := store.ReadExport(strings.NewReader(tc.data))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("ReadExport: got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzReadExport(f *testing.F) {
+	src := storetest.MustOpenMemory(f)
+	richChat(f, src)
+	good, _ := src.ExportChat(ctx, "demo-1")
+	b := encode(f, good)
+	f.Add(b)
+	f.Add(b[:len(b)/3])
+	f.Add([]byte(`{"format":"ctxlab-chat","version":1,"chat":{"id":"x","title":"","active_branch":"main","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"},"messages":[],"branches":[{"name":"main","head":"","created_at":"2026-01-01T00:00:00Z"}],"checkpoints":[],"turns":[]}`))
+	f.Add([]byte(`{"format":"ctxlab-chat","version":1,"chat":{"id":"x","active_branch":"main"},"messages":[{"id":"a","parent_id":"b","role":"user","parts":null,"created_at":"0001-01-01T00:00:00Z"},{"id":"b","parent_id":"a","role":"user","parts":null,"created_at":"0001-01-01T00:00:00Z"}],"branches":[{"name":"main","head":"a","created_at":"0001-01-01T00:00:00Z"}]}`))
+	// One database for every input (opening one per input makes fuzzing crawl); each
+	// input's chat goes in under a fresh id.
+	db := storetest.MustOpenMemory(f)
+	var n atomic.Int64
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e, err := store.ReadExport(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		id := fmt.Sprintf("fuzz-%d", n.Add(1))
+		before, _ := db.ListChats(ctx, store.ListOptions{})
+		if err := db.ImportChat(ctx, e.WithChatID(id)); err != nil {
+			if after, _ := db.ListChats(ctx, store.ListOptions{}); len(after) != len(before) {
+				t.Fatalf("a rejected import (%v) wrote a chat", err)
+			}
+			return
+		}
+		e1, err := db.ExportChat(ctx, id)
+		if err != nil {
+			t.Fatalf("export of an imported chat: %v", err)
+		}
+		b1 := encode(t, e1)
+		e2, err := store.ReadExport(bytes.NewReader(b1))
+		if err != nil {
+			t.Fatalf("read back: %v", err)
+		}
+		if err := db.ImportChat(ctx, e2.WithChatID(id+"-copy")); err != nil {
+			t.Fatalf("import of an export: %v", err)
+		}
+		e3, err := db.ExportChat(ctx, id+"-copy")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b3 := encode(t, e3.WithChatID(id)); !bytes.Equal(b1, b3) {
+			t.Fatalf("export, import, export differ:\n%s\n----\n%s", b1, b3)
+		}
+	})
+}

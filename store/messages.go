@@ -1,0 +1,384 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// msgCols are the columns scanMessages reads, in order; pathCols are the same for a path
+// walk, which knows each parent without reading it.
+const (
+	msgCols  = "id, parent_id, role, parts, locale, reminders, interrupted, created_at"
+	pathCols = "m.id, NULL, m.role, m.parts, m.locale, m.reminders, m.interrupted, m.created_at"
+)
+
+// Message returns one message of a chat; ErrNotFound if there is none.
+func (d *DB) Message(ctx context.Context, chatID, id string) (chat.Message, error) {
+	rows, err := d.db.QueryContext(ctx, "SELECT "+msgCols+" FROM messages WHERE chat_id = ? AND id = ?", chatID, id)
+	if err != nil {
+		return chat.Message{}, dbErr(ctx, err, "load message")
+	}
+	ms, err := scanMessages(ctx, rows, 1, nil)
+	if err != nil {
+		return chat.Message{}, err
+	}
+	if len(ms) == 0 {
+		return chat.Message{}, notFoundf("chat %q: message %q not found", chatID, id)
+	}
+	return ms[0], nil
+}
+
+// Messages returns the messages of a chat with the given ids, in the order of ids (to
+// rebuild a request from SentRequest.MessageIDs). An id that does not exist gives
+// ErrNotFound.
+func (d *DB) Messages(ctx context.Context, chatID string, ids []string) ([]chat.Message, error) {
+	var out []chat.Message
+	err := d.read(ctx, func(q querier) error {
+		var err error
+		out, err = messagesByID(ctx, q, chatID, ids)
+		return err
+	})
+	return out, err
+}
+
+func messagesByID(ctx context.Context, q querier, chatID string, ids []string) ([]chat.Message, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+msgCols+` FROM messages
+		WHERE chat_id = ? AND id IN (SELECT value FROM json_each(?))`, chatID, string(list))
+	if err != nil {
+		return nil, dbErr(ctx, err, "load messages")
+	}
+	ms, err := scanMessages(ctx, rows, len(ids), nil)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]int, len(ms))
+	for i := range ms {
+		byID[ms[i].ID] = i
+	}
+	out := make([]chat.Message, len(ids))
+	for i, id := range ids {
+		j, ok := byID[id]
+		if !ok {
+			return nil, notFoundf("chat %q: message %q not found", chatID, id)
+		}
+		out[i] = ms[j]
+	}
+	return out, nil
+}
+
+// Children returns the messages whose parent is parentID ("" for the roots), oldest first:
+// the alternatives an edit or a regenerate left beside each other.
+func (d *DB) Children(ctx context.Context, chatID, parentID string) ([]chat.Message, error) {
+	query := "SELECT " + msgCols + " FROM messages WHERE chat_id = ? AND parent_id = ? ORDER BY pk"
+	args := []any{chatID, parentID}
+	if parentID == "" {
+		query = "SELECT " + msgCols + " FROM messages WHERE chat_id = ? AND parent_id IS NULL ORDER BY pk"
+		args = args[:1]
+	}
+	rows, err := d.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, dbErr(ctx, err, "load messages")
+	}
+	return scanMessages(ctx, rows, 0, nil)
+}
+
+// Path returns the messages from the root of the graph to head, in order. An empty head
+// gives none; a head that does not exist gives ErrNotFound.
+func (d *DB) Path(ctx context.Context, chatID, head string) ([]chat.Message, error) {
+	if head == "" {
+		return nil, nil
+	}
+	var out []chat.Message
+	err := d.read(ctx, func(q querier) error {
+		var err error
+		out, err = loadPath(ctx, q, chatID, head)
+		return err
+	})
+	return out, err
+}
+
+// maxDepth bounds path walks, so that a corrupt graph cannot loop forever.
+const maxDepth = 1 << 24
+
+// loadPath walks from head to the root with a recursive CTE and returns root..head.
+func loadPath(ctx context.Context, q querier, chatID, head string) ([]chat.Message, error) {
+	ms, _, err := walkPath(ctx, q, chatID, head, nil)
+	return ms, err
+}
+
+// walkPath walks from head towards the root and returns the messages walked, in path
+// order. With known set, the walk stops before the first message for which known is true
+// (the fork), which it returns; SQLite computes the walk lazily, so the rest is never read.
+func walkPath(ctx context.Context, q querier, chatID, head string, known func(id string) bool) ([]chat.Message, string, error) {
+	if head == "" {
+		return nil, "", nil
+	}
+	var pk int64
+	var depth int
+	err := q.QueryRowContext(ctx, "SELECT pk, depth FROM messages WHERE chat_id = ? AND id = ?", chatID, head).Scan(&pk, &depth)
+	if err == sql.ErrNoRows {
+		return nil, "", notFoundf("chat %q: message %q not found", chatID, head)
+	}
+	if err != nil {
+		return nil, "", dbErr(ctx, err, "load path")
+	}
+	// The walk follows parent_pk (rowid lookups); the queue holds only rowids.
+	rows, err := q.QueryContext(ctx, `WITH RECURSIVE p(n, pk) AS (
+			SELECT 0, ?1
+			UNION ALL
+			SELECT p.n + 1, m.parent_pk FROM p JOIN messages m ON m.pk = p.pk
+			WHERE m.parent_pk IS NOT NULL AND p.n < ?2
+		)
+		SELECT `+pathCols+` FROM p JOIN messages m ON m.pk = p.pk`, pk, min(depth, maxDepth))
+	if err != nil {
+		return nil, "", dbErr(ctx, err, "load path")
+	}
+	fork := ""
+	var stop func(m *chat.Message) bool
+	if known != nil {
+		stop = func(m *chat.Message) bool {
+			if known(m.ID) {
+				fork = m.ID
+				return true
+			}
+			return false
+		}
+	}
+	ms, err := scanMessages(ctx, rows, depth+1, stop)
+	if err != nil {
+		return nil, "", err
+	}
+	if fork == "" && len(ms) != depth+1 {
+		return nil, "", &storeError{msg: fmt.Sprintf("chat %q: path to %q has %d messages, want %d", chatID, head, len(ms), depth+1)}
+	}
+	// The walk yields head first. Each parent is the message before it on the path (the
+	// walk followed parent_pk), so the query leaves parent_id out.
+	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
+		ms[i], ms[j] = ms[j], ms[i]
+	}
+	if len(ms) > 0 {
+		ms[0].ParentID = fork
+	}
+	for i := 1; i < len(ms); i++ {
+		ms[i].ParentID = ms[i-1].ID
+	}
+	return ms, fork, nil
+}
+
+// PathTail returns the end of the path to head that a caller holding another path in
+// memory lacks: the walk from head towards the root stops at the first message for which
+// known is true (the fork, usually "is it on my current path?"). It returns the messages
+// after the fork, in path order, and the fork's id ("" if the walk reached the root, and
+// then the messages are the whole path). A branch switch between branches sharing a long
+// prefix reads only what differs.
+func (d *DB) PathTail(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, string, error) {
+	var ms []chat.Message
+	var fork string
+	err := d.read(ctx, func(q querier) error {
+		var err error
+		ms, fork, err = walkPath(ctx, q, chatID, head, known)
+		return err
+	})
+	return ms, fork, err
+}
+
+// scanMessages reads rows of msgCols and closes them. If stop is set and returns true for
+// a message, that message is left out and the rest is not read.
+func scanMessages(ctx context.Context, rows *sql.Rows, capHint int, stop func(m *chat.Message) bool) ([]chat.Message, error) {
+	defer rows.Close()
+	out := make([]chat.Message, 0, capHint)
+	var (
+		id                                      string
+		parent                                  sql.NullString
+		role, parts, locale, reminders, created sql.RawBytes
+		interrupted                             bool
+	)
+	for rows.Next() {
+		if err := rows.Scan(&id, &parent, &role, &parts, &locale, &reminders, &interrupted, &created); err != nil {
+			return nil, dbErr(ctx, err, "read message")
+		}
+		m := chat.Message{ID: id, ParentID: parent.String, Role: internRole(role), Interrupted: interrupted}
+		if err := decodeParts(parts, &m.Parts); err != nil {
+			return nil, fmt.Errorf("message %q: parts: %w", id, err)
+		}
+		if locale != nil {
+			m.Locale = new(chat.Locale)
+			if err := json.Unmarshal(locale, m.Locale); err != nil {
+				return nil, fmt.Errorf("message %q: locale: %w", id, err)
+			}
+		}
+		if reminders != nil {
+			if err := json.Unmarshal(reminders, &m.Reminders); err != nil {
+				return nil, fmt.Errorf("message %q: reminders: %w", id, err)
+			}
+		}
+		var err error
+		if m.CreatedAt, err = decTime(string(created)); err != nil {
+			return nil, fmt.Errorf("message %q: %w", id, err)
+		}
+		if stop != nil && stop(&m) {
+			break
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbErr(ctx, err, "read messages")
+	}
+	return out, nil
+}
+
+// msgInfo is what a child needs of its parent: its pk, depth and user turns.
+type msgInfo struct {
+	pk        int64
+	depth     int
+	userTurns int
+}
+
+// child returns the msgInfo of m, child of p (nil for a root), but for its pk.
+func (p *msgInfo) child(m *chat.Message) msgInfo {
+	var c msgInfo
+	if p != nil {
+		c = msgInfo{depth: p.depth + 1, userTurns: p.userTurns}
+	}
+	if m.Role == chat.RoleUser {
+		c.userTurns++
+	}
+	return c
+}
+
+// msgWriter inserts messages and their full-text rows inside one transaction.
+type msgWriter struct {
+	tx       *sql.Tx
+	chatID   string
+	ins, fts *sql.Stmt
+}
+
+// insert writes m, whose parent is described by parent (nil for a root), and returns what
+// m's children need. m must have been checked with checkMessage.
+func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo) (msgInfo, error) {
+	info := parent.child(m)
+	parts, err := marshalJSON(m.Parts)
+	if err != nil {
+		return info, invalidf("message %q: parts: %v", m.ID, err)
+	}
+	var locale, reminders any
+	if m.Locale != nil {
+		if locale, err = marshalJSON(m.Locale); err != nil {
+			return info, invalidf("message %q: locale: %v", m.ID, err)
+		}
+	}
+	if len(m.Reminders) > 0 {
+		if reminders, err = marshalJSON(m.Reminders); err != nil {
+			return info, invalidf("message %q: reminders: %v", m.ID, err)
+		}
+	}
+	if w.ins == nil {
+		if w.ins, err = w.tx.PrepareContext(ctx, `INSERT INTO messages
+			(chat_id, id, parent_id, parent_pk, depth, user_turns, role, parts, locale, reminders, interrupted, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
+			return info, dbErr(ctx, err, "insert message")
+		}
+	}
+	var parentPK any
+	if parent != nil {
+		parentPK = parent.pk
+	}
+	res, err := w.ins.ExecContext(ctx, w.chatID, m.ID, nullStr(m.ParentID), parentPK, info.depth, info.userTurns,
+		string(m.Role), parts, locale, reminders, m.Interrupted, encTime(m.CreatedAt))
+	if err != nil {
+		err = dbErr(ctx, err, fmt.Sprintf("chat %q: message %q", w.chatID, m.ID))
+		if isConflict(err) {
+			return info, conflictf("chat %q: message %q already exists", w.chatID, m.ID)
+		}
+		return info, err
+	}
+	if info.pk, err = res.LastInsertId(); err != nil {
+		return info, dbErr(ctx, err, "insert message")
+	}
+	text := searchText(m)
+	if text == "" {
+		return info, nil
+	}
+	if w.fts == nil {
+		if w.fts, err = w.tx.PrepareContext(ctx, "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)"); err != nil {
+			return info, dbErr(ctx, err, "index message")
+		}
+	}
+	if _, err := w.fts.ExecContext(ctx, info.pk, text); err != nil {
+		return info, dbErr(ctx, err, fmt.Sprintf("chat %q: index message %q", w.chatID, m.ID))
+	}
+	return info, nil
+}
+
+// parentInfo returns the msgInfo of a stored message; ErrNotFound if there is none.
+func parentInfo(ctx context.Context, q querier, chatID, id string) (msgInfo, error) {
+	var info msgInfo
+	err := q.QueryRowContext(ctx, "SELECT pk, depth, user_turns FROM messages WHERE chat_id = ? AND id = ?", chatID, id).
+		Scan(&info.pk, &info.depth, &info.userTurns)
+	if err == sql.ErrNoRows {
+		return info, notFoundf("chat %q: message %q not found", chatID, id)
+	}
+	return info, dbErr(ctx, err, "load message")
+}
+
+// searchText is the text indexed for full-text search: the text parts, without the
+// reminders baked into them.
+func searchText(m *chat.Message) string {
+	var b strings.Builder
+	for i, p := range m.Parts {
+		if p.Type != chat.PartText {
+			continue
+		}
+		text := p.Text
+		var cut [][2]int
+		skip := false
+		for _, s := range m.Reminders {
+			if s.Part != i {
+				continue
+			}
+			if s.Mode == chat.SpanPart {
+				skip = true
+			}
+			if s.Start >= 0 && s.Start <= s.End && s.End <= len(text) {
+				cut = append(cut, [2]int{s.Start, s.End})
+			}
+		}
+		if skip {
+			continue
+		}
+		if len(cut) > 0 {
+			sort.Slice(cut, func(a, b int) bool { return cut[a][0] < cut[b][0] })
+			var t strings.Builder
+			at := 0
+			for _, c := range cut {
+				if c[0] > at {
+					t.WriteString(text[at:c[0]])
+				}
+				at = max(at, c[1])
+			}
+			t.WriteString(text[at:])
+			text = t.String()
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(text)
+	}
+	return b.String()
+}

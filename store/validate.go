@@ -1,0 +1,141 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// Limits on what the store accepts, so that a hostile import cannot exhaust it.
+const (
+	maxIDLen    = 256     // ids and names, in bytes
+	maxTitleLen = 4096    // chat titles, in bytes
+	maxParts    = 10_000  // parts of one message
+	maxMessages = 2 << 20 // messages of one imported chat
+	maxTurns    = 2 << 20 // turns of one imported chat
+	maxBranches = 1 << 16 // branches or checkpoints of one imported chat
+)
+
+// checkName reports an id or name that is empty, too long, not UTF-8 or holds control
+// characters.
+func checkName(kind, s string) error {
+	if s == "" {
+		return invalidf("empty %s", kind)
+	}
+	if len(s) > maxIDLen {
+		return invalidf("%s %.40q…: longer than %d bytes", kind, s, maxIDLen)
+	}
+	if !utf8.ValidString(s) {
+		return invalidf("%s %q: not valid UTF-8", kind, s)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return invalidf("%s %q: control character", kind, s)
+		}
+	}
+	return nil
+}
+
+func checkRole(r chat.Role) bool {
+	switch r {
+	case chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleTool:
+		return true
+	}
+	return false
+}
+
+// checkMessage validates a message before it is written.
+func checkMessage(m *chat.Message) error {
+	if err := checkName("message id", m.ID); err != nil {
+		return err
+	}
+	if m.ParentID != "" {
+		if err := checkName("parent id", m.ParentID); err != nil {
+			return invalidf("message %q: %v", m.ID, err)
+		}
+	}
+	if !checkRole(m.Role) {
+		return invalidf("message %q: unknown role %q", m.ID, m.Role)
+	}
+	if len(m.Parts) > maxParts {
+		return invalidf("message %q: more than %d parts", m.ID, maxParts)
+	}
+	for i, p := range m.Parts {
+		switch p.Type {
+		case chat.PartText:
+		case chat.PartTool:
+			switch p.State {
+			case "", chat.ToolInputStreaming, chat.ToolInputAvailable, chat.ToolOutputAvailable, chat.ToolOutputError:
+			default:
+				return invalidf("message %q: part %d: unknown tool state %q", m.ID, i, p.State)
+			}
+		default:
+			return invalidf("message %q: part %d: unknown part type %q", m.ID, i, p.Type)
+		}
+		if len(p.Input) > 0 && !json.Valid(p.Input) {
+			return invalidf("message %q: part %d: tool input is not valid JSON", m.ID, i)
+		}
+	}
+	for _, s := range m.Reminders {
+		if s.Part < 0 || s.Part >= len(m.Parts) || s.Start < 0 || s.Start > s.End || s.End > len(m.Parts[s.Part].Text) {
+			return invalidf("message %q: reminder %q: span [%d,%d) of part %d out of range", m.ID, s.ID, s.Start, s.End, s.Part)
+		}
+	}
+	return checkTime(m.CreatedAt, "message "+quote(m.ID))
+}
+
+// checkTurn validates a turn before it is written (its references are checked by the
+// database, or by ImportChat against the export).
+func checkTurn(t *chat.Turn) error {
+	if err := checkName("turn id", t.ID); err != nil {
+		return err
+	}
+	for _, id := range []string{t.UserMessageID, t.AssistantMessageID} {
+		if id != "" {
+			if err := checkName("message id", id); err != nil {
+				return invalidf("turn %q: %v", t.ID, err)
+			}
+		}
+	}
+	if t.Number < 0 {
+		return invalidf("turn %q: negative number %d", t.ID, t.Number)
+	}
+	if len(t.Decisions) > 0 && !json.Valid(t.Decisions) {
+		return invalidf("turn %q: decisions are not valid JSON", t.ID)
+	}
+	return checkTime(t.At, "turn "+quote(t.ID))
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// marshalJSON encodes v without escaping <, > and & (messages are full of tags).
+func marshalJSON(v any) (string, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
+}
+
+// compactJSON returns raw compacted, or an error if it is not valid JSON.
+func compactJSON(raw []byte) (string, error) {
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer bufPool.Put(buf)
+	buf.Reset()
+	if err := json.Compact(buf, raw); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}

@@ -145,7 +145,7 @@ func (s *Session) rebuild(t *chat.Turn, user *chat.Message) chat.Request {
 	if sr.SystemInject != "" {
 		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: sr.SystemInject})
 	}
-	req.Messages = append(req.Messages, userWire(user))
+	req.Messages = append(req.Messages, user.UserWire())
 	return req
 }
 

@@ -113,7 +113,7 @@ func (s *Session) render(p *Plan, user *chat.Message, ds *decisions) {
 	if p.SystemInject != "" {
 		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: p.SystemInject})
 	}
-	req.Messages = append(req.Messages, userWire(user))
+	req.Messages = append(req.Messages, user.UserWire())
 	p.Request = req
 	p.Estimate = s.estimate(p, instr, ds, userTokens, len(hist))
 }
@@ -147,7 +147,7 @@ func bake(m *chat.Message, id, placement, tagged string) {
 func (s *Session) historyWire() []chat.WireMessage {
 	v := s.view
 	for i := len(v.wire); i < len(v.path); i++ {
-		w := wireOf(v.path[i])
+		w := v.path[i].Wire()
 		v.wire = append(v.wire, w)
 		v.tokens = append(v.tokens, wireTokens(s.e.tokens.Count, w))
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -42,6 +41,9 @@ func (a *app) runCommand() *cobra.Command {
 			if err := script.Check(sc, file, settings.Configured()); err != nil {
 				return err
 			}
+			if needsModel(sc) && settings.Configured() && !settings.Model.IsSet() {
+				return &usageError{"turns without a scripted reply ask the model, but no model name is set: use --model, OPENAI_MODEL, a config profile or the context file's model.name"}
+			}
 			db, err := a.openDB()
 			if err != nil {
 				return err
@@ -71,8 +73,14 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			runner := script.Runner{Engine: eng, Model: model}
+			var cost float64
+			priced := false
 			runner.OnTurn = func(st *script.Step, res *engine.TurnResult) {
 				t := res.Trace(res.Turn.ChatID)
+				if t.Usage.CostUSD != nil {
+					cost += *t.Usage.CostUSD
+					priced = true
+				}
 				if asJSON {
 					_ = writeJSONLine(a.stdout, t)
 					return
@@ -95,7 +103,11 @@ func (a *app) runCommand() *cobra.Command {
 			if !asJSON {
 				c := sess.Chat()
 				u := sess.Usage()
-				fmt.Fprintf(a.stdout, "── chat %s · branch %s · %d turns · %d tokens in all\n", c.ID, sess.Branch(), sess.TurnCount(), u.Total())
+				line := fmt.Sprintf("── chat %s · branch %s · %d turns · %d tokens in all", c.ID, sess.Branch(), sess.TurnCount(), u.Total())
+				if priced {
+					line += " · this run " + formatUSD(cost)
+				}
+				fmt.Fprintln(a.stdout, line)
 			}
 			return nil
 		},
@@ -118,6 +130,3 @@ func needsModel(sc *script.Script) bool {
 	}
 	return false
 }
-
-// errNoLiveModel is returned until a model client is wired.
-var errNoLiveModel = errors.New("live models are not available in this build")

@@ -92,7 +92,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.flags.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
 	pf.StringVar(&a.flags.profile, "profile", "", "profile of the config file to use")
 	pf.StringVar(&a.flags.config, "config", "", "config file (default: $CTXLAB_CONFIG, else ctxlab/config.yaml in the user's config directory)")
-	root.AddCommand(a.promptCommand(), a.runCommand())
+	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand())
 	return root
 }
 

@@ -28,10 +28,13 @@ func writeTurn(w io.Writer, t *engine.Trace, user string) {
 	if user != "" {
 		fmt.Fprintf(w, "  user:         %s\n", oneLine(user, 100))
 	}
-	var fired, skipped []string
+	var fired, skipped, changed []string
 	quiet := map[string][]string{}
 	var instr []string
 	for _, d := range t.Decisions {
+		if d.Was != nil {
+			changed = append(changed, fmt.Sprintf("%s: %s (was %s)", d.ID, d.Reason, d.Was.Reason))
+		}
 		if d.Source == engine.SourceInstruction {
 			if !d.Fired {
 				quiet[d.Reason] = append(quiet[d.Reason], d.ID)
@@ -87,6 +90,9 @@ func writeTurn(w io.Writer, t *engine.Trace, user string) {
 	if len(instr) > 0 {
 		writeList(w, "instructions:", instr, "")
 	}
+	if len(changed) > 0 {
+		writeList(w, "changed:", changed, "")
+	}
 	if a := t.Assistant; a != nil {
 		line := oneLine(a.Text, 100)
 		for _, tool := range a.Tools {
@@ -123,12 +129,26 @@ func writeList(w io.Writer, label string, items []string, none string) {
 
 func tokenLine(u engine.UsageTrace) string {
 	est := u.Estimated
+	var line string
 	if u.Reported == nil {
-		return fmt.Sprintf("prompt ~%d · completion ~%d (estimated; no usage reported)", est.PromptTokens, est.CompletionTokens)
+		line = fmt.Sprintf("prompt ~%d · completion ~%d (estimated; no usage reported)", est.PromptTokens, est.CompletionTokens)
+	} else {
+		r := u.Reported
+		line = fmt.Sprintf("prompt %d reported / ~%d estimated (%+d) · completion %d / ~%d",
+			r.PromptTokens, est.PromptTokens, r.PromptTokens-est.PromptTokens, r.CompletionTokens, est.CompletionTokens)
 	}
-	r := u.Reported
-	return fmt.Sprintf("prompt %d reported / ~%d estimated (%+d) · completion %d / ~%d",
-		r.PromptTokens, est.PromptTokens, r.PromptTokens-est.PromptTokens, r.CompletionTokens, est.CompletionTokens)
+	if u.CostUSD != nil {
+		line += " · " + formatUSD(*u.CostUSD)
+	}
+	return line
+}
+
+// formatUSD prints a cost with enough digits to see small amounts.
+func formatUSD(usd float64) string {
+	if usd < 0.01 {
+		return fmt.Sprintf("$%.6f", usd)
+	}
+	return fmt.Sprintf("$%.4f", usd)
 }
 
 // oneLine flattens s to one line of at most n characters.

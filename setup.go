@@ -7,8 +7,10 @@ import (
 	"runtime"
 
 	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 	"github.com/ctxlab/ctxlab/llm/config"
+	"github.com/ctxlab/ctxlab/llm/tokens"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -88,5 +90,8 @@ func newEngine(file *ctxfile.File, st engine.Store, s config.Settings) (*engine.
 		Model:   s.ModelName(),
 		Params: engine.Params{Temperature: s.Temperature.Value, TopP: s.TopP.Value,
 			MaxTokens: s.MaxTokens.Value, Seed: s.Seed.Value},
+		Cost: func(model string, u chat.Usage) (float64, bool) {
+			return tokens.Cost(model, u, s.PriceOverride(model))
+		},
 	})
 }

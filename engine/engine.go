@@ -64,6 +64,9 @@ type Options struct {
 	NewID func() string
 	// MaxToolSteps bounds the tool loop of a live model (default 8).
 	MaxToolSteps int
+	// Cost prices a turn's usage in USD for a model (known false when the price is not
+	// known); nil leaves costs out of traces.
+	Cost func(model string, u chat.Usage) (usd float64, known bool)
 }
 
 // Params are the sampling parameters sent with each request.
@@ -84,6 +87,7 @@ type Engine struct {
 	now    func() time.Time
 	newID  func() string
 	steps  int
+	cost   func(model string, u chat.Usage) (float64, bool)
 	cache  *fileCache
 }
 
@@ -105,7 +109,7 @@ func New(opt Options) (*Engine, error) {
 		return nil, errors.New("engine: no store")
 	}
 	e := &Engine{file: opt.Context, store: opt.Store, tokens: opt.Tokens, model: opt.Model,
-		now: opt.Now, newID: opt.NewID, steps: opt.MaxToolSteps}
+		now: opt.Now, newID: opt.NewID, steps: opt.MaxToolSteps, cost: opt.Cost}
 	if e.tokens == nil {
 		e.tokens = roughCounter{}
 	}

@@ -116,7 +116,7 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 	user := old.path[uidx]
 	s.view = old.prefix(name, uidx)
 	p := &Plan{Turn: turn.Number, Branch: name, At: at, User: *user, SystemPrompt: turn.Request.SystemPrompt,
-		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired,
+		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired, chatUsage: turn.Request.ChatUsage,
 		Estimate: Estimate{Total: turn.Estimated.PromptTokens}}
 	p.Request = s.rebuild(turn, user)
 	s.view.append(user)

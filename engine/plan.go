@@ -25,7 +25,8 @@ type Plan struct {
 	// Estimate is the estimated prompt size, by source.
 	Estimate Estimate
 
-	fired []chat.Fired
+	fired     []chat.Fired
+	chatUsage chat.Usage // the usage the decisions saw
 }
 
 // Estimate is the estimated token count of a request, by source.
@@ -56,7 +57,7 @@ func (s *Session) plan(in UserInput) *Plan {
 	wc := s.whenContext(&user)
 	ev := turnEval{file: e.file, cache: e.cache, wc: wc, fires: s.view.fires}
 	ds := ev.decide()
-	p := &Plan{Turn: wc.Turn, Branch: s.view.name, At: at, Decisions: ds.all()}
+	p := &Plan{Turn: wc.Turn, Branch: s.view.name, At: at, Decisions: ds.all(), chatUsage: wc.Usage}
 	s.render(p, &user, ds)
 	return p
 }

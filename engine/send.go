@@ -25,6 +25,9 @@ type outcome struct {
 	interrupted bool
 	at          time.Time
 	err         error // recorded with the turn
+	// extraPrompt estimates the prompt tokens of a tool loop's later requests (each sends
+	// the whole prompt again, plus the tool round so far).
+	extraPrompt int
 }
 
 // Scripted is a reply written in a script: text, tool calls with their outcomes, and the
@@ -80,6 +83,20 @@ type TurnResult struct {
 	Plan      *Plan
 	Assistant chat.Message
 	Turn      chat.Turn
+
+	cost *float64
+}
+
+// priced returns the USD cost of a turn's counted usage, or nil when unknown.
+func (e *Engine) priced(t *chat.Turn) *float64 {
+	if e.cost == nil {
+		return nil
+	}
+	usd, ok := e.cost(t.Request.Model, t.Counted())
+	if !ok {
+		return nil
+	}
+	return &usd
 }
 
 // Send plans the turn, gets the reply and saves user message, assistant message and turn
@@ -113,7 +130,8 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	}
 	commit := chat.Commit{ChatID: s.chat.ID, Branch: s.view.name, ExpectHead: s.view.head,
 		NewHead: res.Assistant.ID, NewBranch: newBranch, Messages: msgs, Turns: []chat.Turn{res.Turn}, Activate: newBranch != nil}
-	if err := s.e.store.Commit(ctx, commit); err != nil {
+	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
+	if err := s.e.store.Commit(context.WithoutCancel(ctx), commit); err != nil {
 		return nil, s.commitError(ctx, err)
 	}
 	for i := range msgs {
@@ -154,16 +172,16 @@ func (s *Session) record(p *Plan, out *outcome) *TurnResult {
 		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At,
 		Request: chat.SentRequest{Model: p.Request.Model, SystemPrompt: p.SystemPrompt, SystemInject: p.SystemInject,
 			Tools: p.Request.Tools, Temperature: p.Request.Temperature, TopP: p.Request.TopP,
-			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed},
+			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, ChatUsage: p.chatUsage},
 		Fired:     p.fired,
 		Decisions: decisions,
 		Reported:  out.reported,
-		Estimated: chat.Usage{PromptTokens: p.Estimate.Total, CompletionTokens: completion,
-			TotalTokens: p.Estimate.Total + completion},
+		Estimated: chat.Usage{PromptTokens: p.Estimate.Total + out.extraPrompt, CompletionTokens: completion,
+			TotalTokens: p.Estimate.Total + out.extraPrompt + completion},
 		TTFT: out.ttft, Latency: out.total, FinishReason: out.finish,
 	}
 	if out.err != nil {
 		turn.Error = out.err.Error()
 	}
-	return &TurnResult{Plan: p, Assistant: asst, Turn: turn}
+	return &TurnResult{Plan: p, Assistant: asst, Turn: turn, cost: e.priced(&turn)}
 }

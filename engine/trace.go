@@ -48,6 +48,9 @@ type UsageTrace struct {
 	Estimated EstimatedUsage `json:"estimated"`
 	// Difference is reported minus estimated prompt tokens (absent without a report).
 	Difference *int `json:"difference,omitempty"`
+	// CostUSD prices the turn (reported usage, else the estimate); absent when the
+	// model's price is not known.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 
 // EstimatedUsage is the local estimate of a turn's usage, with the prompt by source.
@@ -68,6 +71,12 @@ func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Trace returns the trace of a sent turn.
 func (r *TurnResult) Trace(chatID string) Trace {
+	t := r.trace(chatID)
+	t.Usage.CostUSD = r.cost
+	return t
+}
+
+func (r *TurnResult) trace(chatID string) Trace {
 	p := r.Plan
 	t := Trace{
 		ChatID: chatID, Turn: p.Turn, Branch: r.Turn.Branch, At: FormatTime(p.At),
@@ -104,5 +113,12 @@ func usageTrace(t *chat.Turn, est *Estimate) UsageTrace {
 		d := t.Reported.PromptTokens - t.Estimated.PromptTokens
 		u.Difference = &d
 	}
+	return u
+}
+
+// usageWithCost is the usage of a recorded turn, priced.
+func (e *Engine) usageWithCost(t *chat.Turn) UsageTrace {
+	u := usageTrace(t, nil)
+	u.CostUSD = e.priced(t)
 	return u
 }

@@ -50,6 +50,9 @@ type SentRequest struct {
 	TopP         *float64   `json:"top_p,omitempty"`
 	MaxTokens    int        `json:"max_tokens,omitempty"`
 	Seed         *int       `json:"seed,omitempty"`
+	// ChatUsage is the chat's accumulated usage the turn's decisions saw (usageExceeds),
+	// kept so a replay re-evaluates them exactly.
+	ChatUsage Usage `json:"chat_usage"`
 }
 
 // Turn records one user turn: what was sent and why, and what came back.

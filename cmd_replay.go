@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+func (a *app) replayCommand() *cobra.Command {
+	var contextPath string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "replay CHAT",
+		Short: "Show a saved chat turn by turn; with --context, what another context file would have fired",
+		Long: "replay walks the active branch of a saved chat and prints each turn as it was recorded:\n" +
+			"the request sent, the decisions and why, the reply and the tokens. With --context FILE it\n" +
+			"re-evaluates every turn offline under FILE and marks each decision that changed. It never\n" +
+			"writes to the chat.",
+		Args: exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file := &ctxfile.File{Renderer: "xml"}
+			if contextPath != "" {
+				f, err := ctxfile.Load(contextPath)
+				if err != nil {
+					return err
+				}
+				file = f
+			}
+			settings, err := a.settings(file, true)
+			if err != nil {
+				return err
+			}
+			db, err := a.openDB()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			eng, err := newEngine(file, db, settings)
+			if err != nil {
+				return err
+			}
+			turns, changed := 0, 0
+			err = eng.Replay(cmd.Context(), args[0], contextPath != "", func(t *engine.Trace) error {
+				turns++
+				for _, d := range t.Decisions {
+					if d.Was != nil {
+						changed++
+					}
+				}
+				if asJSON {
+					return writeJSONLine(a.stdout, t)
+				}
+				writeTurn(a.stdout, t, userText(t.Request))
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				summary := fmt.Sprintf("── %d turns replayed", turns)
+				if contextPath != "" {
+					summary += fmt.Sprintf(" under %s · %d decisions changed", contextPath, changed)
+				}
+				fmt.Fprintln(a.stdout, summary)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
+	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
+	return cmd
+}
+
+var reminderTag = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)
+
+// userText is the text the user wrote in a request's last message, reminders removed.
+func userText(req chat.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if m := req.Messages[i]; m.Role == chat.RoleUser {
+			return strings.TrimSpace(reminderTag.ReplaceAllString(m.Text(), ""))
+		}
+	}
+	return ""
+}

@@ -1,0 +1,141 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+// Model streams a reply to a request. llm.Client and llm.Scripted satisfy it.
+type Model interface {
+	Stream(ctx context.Context, req chat.Request, onDelta func(chat.Delta)) (*chat.Reply, error)
+}
+
+// Live asks a model for the reply. Tool calls are answered with the context file's
+// canned results (or errors) and sent back, until the model answers with text or the
+// engine's MaxToolSteps requests are spent (finish reason "tool_loop_limit").
+type Live struct {
+	Model Model
+	// OnDelta, when set, receives the streamed pieces of every request of the turn.
+	OnDelta func(chat.Delta)
+}
+
+// FinishToolLoopLimit is the finish reason of a turn whose model kept calling tools.
+const FinishToolLoopLimit = "tool_loop_limit"
+
+func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error) {
+	out := &outcome{}
+	onDelta := l.OnDelta
+	if onDelta == nil {
+		onDelta = func(chat.Delta) {}
+	}
+	reported := chat.Usage{}
+	allReported := true
+	req := p.Request
+	for step := 1; ; step++ {
+		rep, err := l.Model.Stream(ctx, req, onDelta)
+		if rep != nil {
+			if step == 1 {
+				out.ttft = rep.TTFT
+			}
+			out.total += rep.Total
+			if rep.Usage != nil {
+				reported = reported.Add(*rep.Usage)
+			} else {
+				allReported = false
+			}
+		}
+		if err != nil {
+			if rep != nil && rep.Text != "" {
+				out.parts = append(out.parts, chat.TextPart(rep.Text))
+			}
+			out.interrupted = len(out.parts) > 0
+			out.finish = "error"
+			out.err = err
+			return out, err
+		}
+		if len(rep.ToolCalls) == 0 {
+			out.parts = append(out.parts, chat.TextPart(rep.Text))
+			out.finish = rep.FinishReason
+			out.interrupted = rep.Interrupted
+			break
+		}
+		if rep.Text != "" {
+			out.parts = append(out.parts, chat.TextPart(rep.Text))
+		}
+		for _, call := range rep.ToolCalls {
+			out.parts = append(out.parts, answerTool(s.e.file, call))
+		}
+		if step >= s.e.steps {
+			out.finish = FinishToolLoopLimit
+			break
+		}
+		req = loopRequest(p, out.parts)
+		out.extraPrompt += p.Estimate.Total + s.e.tokens.Count(requestTail(req, p))
+	}
+	if allReported {
+		out.reported = &reported
+	}
+	return out, nil
+}
+
+// answerTool runs a tool call against the context file: its canned result, its canned
+// error, or an error for a tool the file does not declare.
+func answerTool(f *ctxfile.File, call chat.WireToolCall) chat.Part {
+	input := json.RawMessage(call.Function.Arguments)
+	if call.Function.Arguments == "" {
+		input = json.RawMessage("{}")
+	} else if !json.Valid(input) {
+		input, _ = json.Marshal(call.Function.Arguments) // keep what the model sent, as a string
+	}
+	part := chat.Part{Type: chat.PartTool, ToolCallID: call.ID, ToolName: call.Function.Name, Input: input}
+	tool := f.Tool(call.Function.Name)
+	switch {
+	case tool == nil:
+		part.State, part.ErrorText = chat.ToolOutputError, fmt.Sprintf("unknown tool %q", call.Function.Name)
+	case tool.IsError:
+		part.State, part.ErrorText = chat.ToolOutputError, tool.Error
+	default:
+		part.State, part.Output = chat.ToolOutputAvailable, tool.Result
+	}
+	return part
+}
+
+// loopRequest is the request after a tool round: the turn's first request with the
+// assistant's tool calls and their results after the user message, and the system
+// reminders after the last tool message.
+func loopRequest(p *Plan, parts []chat.Part) chat.Request {
+	req := p.Request
+	first := p.Request.Messages
+	n := len(first) - 1 // the user message
+	if p.SystemInject != "" {
+		n-- // the system reminders, which move after the tool results
+	}
+	asst := chat.Message{Role: chat.RoleAssistant, Parts: parts}
+	wire := asst.Wire()
+	msgs := make([]chat.WireMessage, 0, len(first)+len(wire)+1)
+	msgs = append(msgs, first[:n]...)
+	msgs = append(msgs, first[len(first)-1])
+	msgs = append(msgs, wire...)
+	if p.SystemInject != "" {
+		msgs = append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: p.SystemInject})
+	}
+	req.Messages = msgs
+	return req
+}
+
+// requestTail is the text a tool round adds to the prompt, for the estimate.
+func requestTail(req chat.Request, p *Plan) string {
+	var b []byte
+	for _, m := range req.Messages[len(p.Request.Messages)-1:] {
+		b = append(b, m.Text()...)
+		for _, tc := range m.ToolCalls {
+			b = append(b, tc.Function.Name...)
+			b = append(b, tc.Function.Arguments...)
+		}
+	}
+	return string(b)
+}

@@ -56,7 +56,7 @@ func (a *app) replayCommand() *cobra.Command {
 				if asJSON {
 					return writeJSONLine(a.stdout, t)
 				}
-				writeTurn(a.stdout, t, userText(t.Request))
+				writeTurn(a.stdout, t, userText(t.Request), "")
 				return nil
 			})
 			if err != nil {

@@ -89,7 +89,11 @@ func (a *app) runCommand() *cobra.Command {
 				if st.Kind == script.StepRegenerate {
 					user = "(regenerated reply)"
 				}
-				writeTurn(a.stdout, &t, user)
+				source := "scripted"
+				if st.Reply == nil {
+					source = t.Request.Model
+				}
+				writeTurn(a.stdout, &t, user, source)
 			}
 			runner.OnStep = func(_ *script.Step, what string) {
 				if !asJSON {

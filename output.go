@@ -18,15 +18,16 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 // writeTurn prints the compact human-readable block of one turn: what fired and why, what
-// did not and why (grouped), the instructions applied, the reply and the tokens.
-func writeTurn(w io.Writer, t *engine.Trace, user string) {
+// did not and why (grouped), the instructions applied, the reply (labelled with where it
+// came from, when known) and the tokens.
+func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
 	if t.ChatID != "" {
 		fmt.Fprintf(w, " · chat %s", t.ChatID)
 	}
 	fmt.Fprintln(w)
 	if user != "" {
-		fmt.Fprintf(w, "  user:         %s\n", oneLine(user, 100))
+		fmt.Fprintf(w, "  %-16s %s\n", "user:", oneLine(user, 100))
 	}
 	var fired, skipped, changed []string
 	quiet := map[string][]string{}
@@ -58,7 +59,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user string) {
 			why := ""
 			if d.Trace != nil {
 				why = d.Trace.Why
-				if d.Trace.Expr != "" {
+				if d.Trace.Expr != "" && d.Trace.Expr != d.ID {
 					why = d.Trace.Expr + ": " + why
 				}
 			}
@@ -85,7 +86,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user string) {
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(w, "  %-13s %s\n", r+":", oneLine(strings.Join(quiet[r], ", "), 100))
+		fmt.Fprintf(w, "  %-16s %s\n", r+":", oneLine(strings.Join(quiet[r], ", "), 100))
 	}
 	if len(instr) > 0 {
 		writeList(w, "instructions:", instr, "")
@@ -105,24 +106,27 @@ func writeTurn(w io.Writer, t *engine.Trace, user string) {
 		if a.Interrupted {
 			line += " [interrupted]"
 		}
-		fmt.Fprintf(w, "  assistant:    %s\n", line)
+		if source != "" {
+			line = "[" + source + "] " + line
+		}
+		fmt.Fprintf(w, "  %-16s %s\n", "assistant:", line)
 	}
-	fmt.Fprintf(w, "  tokens:       %s\n", tokenLine(t.Usage))
+	fmt.Fprintf(w, "  %-16s %s\n", "tokens:", tokenLine(t.Usage))
 	if t.Error != "" {
-		fmt.Fprintf(w, "  error:        %s\n", t.Error)
+		fmt.Fprintf(w, "  %-16s %s\n", "error:", t.Error)
 	}
 }
 
 func writeList(w io.Writer, label string, items []string, none string) {
 	if len(items) == 0 {
-		fmt.Fprintf(w, "  %-13s %s\n", label, none)
+		fmt.Fprintf(w, "  %-16s %s\n", label, none)
 		return
 	}
 	for i, it := range items {
 		if i == 0 {
-			fmt.Fprintf(w, "  %-13s %s\n", label, it)
+			fmt.Fprintf(w, "  %-16s %s\n", label, it)
 		} else {
-			fmt.Fprintf(w, "  %-13s %s\n", "", it)
+			fmt.Fprintf(w, "  %-16s %s\n", "", it)
 		}
 	}
 }

@@ -83,7 +83,9 @@ func (t *turnEval) builtinText(r *ctxfile.Reminder) (string, predicates.Result) 
 			fmt.Fprintf(&b, "%s: %s -> %s\n", strings.ToLower(f.name), f.prev, f.cur)
 		}
 	}
-	b.WriteString("\n")
+	if b.Len() > 0 { // the bucket can change while the value shown does not (March 2026 -> March 2027)
+		b.WriteString("\n")
+	}
 	b.WriteString(currentLines(fields))
 	res := predicates.Result{Expr: expr, Value: true, Why: fmt.Sprintf("%s changed: %s -> %s (%s)", r.Builtin, before, after, zone)}
 	return b.String(), res
@@ -132,10 +134,10 @@ func localeText(wc *predicates.WhenContext, expr string) (string, predicates.Res
 	}
 	var b strings.Builder
 	if prevLang != cur.Language {
-		fmt.Fprintf(&b, "language: %s -> %s\n", prevLang, cur.Language)
+		fmt.Fprintf(&b, "language: %s -> %s\n", orNone(prevLang), orNone(cur.Language))
 	}
 	if prevZone != cur.TimeZone {
-		fmt.Fprintf(&b, "timezone: %s -> %s\n", prevZone, cur.TimeZone)
+		fmt.Fprintf(&b, "timezone: %s -> %s\n", orNone(prevZone), orNone(cur.TimeZone))
 	}
 	b.WriteString("\n")
 	b.WriteString(current())
@@ -158,4 +160,12 @@ func (t *turnEval) skillsText(r *ctxfile.Reminder, expr string) (string, predica
 		whys[i] = fmt.Sprintf("%s=%.2f", s.Name, m.Score)
 	}
 	return b.String(), predicates.Result{Expr: expr, Value: true, Why: "bm25 " + strings.Join(whys, ", ") + fmt.Sprintf(" > %g", r.Threshold)}
+}
+
+// orNone shows an unset locale field.
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
 }

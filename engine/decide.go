@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 	"github.com/ctxlab/ctxlab/predicates"
 )
@@ -25,6 +26,23 @@ type decisions struct {
 	reminders    []Decision
 	instructions []Decision
 	applied      []bool // per instruction: rendered into the system prompt
+}
+
+// fired returns what the turn records to derive counters and latches from: the fired
+// reminders, and the fired instructions that set once('id') latches (as "instruction:ID").
+func (d *decisions) fired() []chat.Fired {
+	var out []chat.Fired
+	for i := range d.reminders {
+		if r := &d.reminders[i]; r.Fired {
+			out = append(out, chat.Fired{ID: r.ID, Latches: r.latches})
+		}
+	}
+	for i := range d.instructions {
+		if in := &d.instructions[i]; in.Fired && len(in.latches) > 0 {
+			out = append(out, chat.Fired{ID: "instruction:" + in.ID, Latches: in.latches})
+		}
+	}
+	return out
 }
 
 // all returns reminders then instructions, in file order.
@@ -187,6 +205,9 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 		}
 	}
 	d.Fired = true
+	if d.Trace != nil {
+		d.latches = d.Trace.Latches()
+	}
 	if len(in.When) > 0 {
 		d.Reason = ReasonDeferredToModel
 	} else {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strconv"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 
@@ -63,6 +64,7 @@ type Was struct {
 	Reason string `json:"reason"`
 }
 
+// reminderJSON and instructionJSON are the decoding forms of a decision.
 type reminderJSON struct {
 	ID        string             `json:"id"`
 	Source    string             `json:"source"`
@@ -95,17 +97,87 @@ type instructionJSON struct {
 // MarshalJSON writes the fields of the trace format of spec/headless.md for the decision's
 // source.
 func (d Decision) MarshalJSON() ([]byte, error) {
-	if d.Source == SourceInstruction {
-		return chat.Marshal(instructionJSON{
-			ID: d.ID, Source: d.Source, Kind: d.Kind, Scope: d.Scope, Fired: d.Fired,
-			Reason: d.Reason, Detail: d.Detail, Text: d.Text, When: d.When, Trace: d.Trace, Was: d.Was,
-		})
+	return d.appendJSON(nil), nil
+}
+
+// marshalDecisions encodes a decision list as a JSON array. It runs on every turn (the
+// record of the turn), so it appends by hand instead of going through reflection.
+func marshalDecisions(ds []Decision) []byte {
+	buf := make([]byte, 0, 512*len(ds)+2)
+	buf = append(buf, '[')
+	for i := range ds {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = ds[i].appendJSON(buf)
 	}
-	return chat.Marshal(reminderJSON{
-		ID: d.ID, Source: d.Source, Fired: d.Fired, Reason: d.Reason, Detail: d.Detail,
-		Placement: d.Placement, Tier: d.Tier, Text: d.Text, Tokens: d.Tokens, Trace: d.Trace,
-		Latches: d.latches, Was: d.Was,
-	})
+	return append(buf, ']')
+}
+
+func (d *Decision) appendJSON(dst []byte) []byte {
+	str := func(key, v string) {
+		dst = chat.AppendJSONField(dst, key)
+		dst = chat.AppendJSONString(dst, v)
+	}
+	dst = append(dst, '{')
+	str("id", d.ID)
+	str("source", d.Source)
+	if d.Source == SourceInstruction {
+		str("kind", d.Kind)
+		str("scope", d.Scope)
+	}
+	dst = chat.AppendJSONField(dst, "fired")
+	dst = chat.AppendJSONBool(dst, d.Fired)
+	str("reason", d.Reason)
+	if d.Source != SourceInstruction || d.Detail != "" {
+		str("detail", d.Detail)
+	}
+	if d.Source != SourceInstruction {
+		str("placement", d.Placement)
+		str("tier", d.Tier)
+	}
+	str("text", d.Text)
+	if d.Source == SourceInstruction {
+		if len(d.When) > 0 {
+			dst = chat.AppendJSONField(dst, "when")
+			dst = appendStrings(dst, d.When)
+		}
+	} else {
+		dst = chat.AppendJSONField(dst, "tokens")
+		dst = strconv.AppendInt(dst, int64(d.Tokens), 10)
+	}
+	switch {
+	case d.Trace != nil:
+		dst = chat.AppendJSONField(dst, "trace")
+		dst = d.Trace.AppendJSON(dst)
+	case d.Source != SourceInstruction:
+		dst = chat.AppendJSONField(dst, "trace")
+		dst = append(dst, "null"...)
+	}
+	if len(d.latches) > 0 {
+		dst = chat.AppendJSONField(dst, "latches")
+		dst = appendStrings(dst, d.latches)
+	}
+	if d.Was != nil {
+		dst = chat.AppendJSONField(dst, "was")
+		dst = append(dst, '{')
+		dst = chat.AppendJSONField(dst, "fired")
+		dst = chat.AppendJSONBool(dst, d.Was.Fired)
+		str("reason", d.Was.Reason)
+		dst = append(dst, '}')
+	}
+	return append(dst, '}')
+}
+
+func appendStrings(dst []byte, list []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = chat.AppendJSONString(dst, s)
+	}
+	return append(dst, ']')
 }
 
 // UnmarshalJSON reads a decision written by MarshalJSON (recorded turns, imports).

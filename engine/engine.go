@@ -8,7 +8,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -160,8 +159,3 @@ func (e *Engine) File() *ctxfile.File { return e.file }
 type roughCounter struct{}
 
 func (roughCounter) Count(s string) int { return (len(s) + 3) / 4 }
-
-// notFound wraps ErrNotFound with what was missing.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf("%s: %w", fmt.Sprintf(format, args...), ErrNotFound)
-}

@@ -49,6 +49,9 @@ func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
 			}
 		}
 		if err != nil {
+			if ctx.Err() == nil {
+				err = fmt.Errorf("model: %w", err) // spec/headless.md: the message names what failed
+			}
 			if rep != nil && rep.Text != "" {
 				out.parts = append(out.parts, chat.TextPart(rep.Text))
 			}

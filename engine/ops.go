@@ -117,7 +117,7 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 	s.view = old.prefix(name, uidx)
 	p := &Plan{Turn: turn.Number, Branch: name, At: at, User: *user, SystemPrompt: turn.Request.SystemPrompt,
 		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired, chatUsage: turn.Request.ChatUsage,
-		Estimate: Estimate{Total: turn.Estimated.PromptTokens}}
+		Estimate: Estimate{Total: turn.Estimated.PromptTokens}, totalOnly: true}
 	p.Request = s.rebuild(turn, user)
 	s.view.append(user)
 	nb := &chat.Branch{Name: name, Head: user.ID, Parent: old.name, CreatedAt: at}

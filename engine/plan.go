@@ -27,6 +27,9 @@ type Plan struct {
 
 	fired     []chat.Fired
 	chatUsage chat.Usage // the usage the decisions saw
+	// totalOnly marks an Estimate that has only its Total (a regenerated turn's, taken
+	// from the record).
+	totalOnly bool
 }
 
 // Estimate is the estimated token count of a request, by source.
@@ -85,7 +88,6 @@ func (s *Session) render(p *Plan, user *chat.Message, ds *decisions) {
 		if !d.Fired {
 			continue
 		}
-		p.fired = append(p.fired, chat.Fired{ID: d.ID, Latches: d.latches})
 		tagged := "<system-reminder>" + d.Text + "</system-reminder>"
 		switch d.Placement {
 		case ctxfile.PlaceRunStart:
@@ -99,6 +101,7 @@ func (s *Session) render(p *Plan, user *chat.Message, ds *decisions) {
 	if len(runStart) > 0 {
 		system = strings.TrimRight(strings.Join(runStart, "\n\n")+"\n\n"+system, "\n")
 	}
+	p.fired = ds.fired()
 	p.User = *user
 	p.SystemPrompt = system
 	p.SystemInject = strings.Join(systemInject, "\n\n")

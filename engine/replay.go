@@ -115,7 +115,6 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) []cha
 		was[d.Source+"\x00"+d.ID] = d
 	}
 	all := ds.all()
-	var fired []chat.Fired
 	for i := range all {
 		d := &all[i]
 		old, ok := was[d.Source+"\x00"+d.ID]
@@ -125,12 +124,9 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) []cha
 		case old.Fired != d.Fired || old.Reason != d.Reason:
 			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
 		}
-		if d.Source == SourceReminder && d.Fired {
-			fired = append(fired, chat.Fired{ID: d.ID, Latches: d.latches})
-		}
 	}
 	tr.Decisions = all
-	return fired
+	return ds.fired()
 }
 
 // stripReminders returns the user message as the user wrote it: the baked reminder spans

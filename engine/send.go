@@ -162,7 +162,7 @@ func (s *Session) record(p *Plan, out *outcome) *TurnResult {
 	}
 	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.parts,
 		CreatedAt: at, Interrupted: out.interrupted}
-	decisions, _ := json.Marshal(p.Decisions)
+	decisions := marshalDecisions(p.Decisions)
 	completion := e.tokens.Count(asst.PlainText())
 	for _, tp := range asst.ToolParts() {
 		completion += e.tokens.Count(tp.ToolName) + e.tokens.Count(string(tp.Input)) + 3
@@ -182,6 +182,11 @@ func (s *Session) record(p *Plan, out *outcome) *TurnResult {
 	}
 	if out.err != nil {
 		turn.Error = out.err.Error()
+	}
+	if r := turn.Reported; r != nil && r.TotalTokens == 0 {
+		fixed := *r
+		fixed.TotalTokens = r.PromptTokens + r.CompletionTokens
+		turn.Reported = &fixed
 	}
 	return &TurnResult{Plan: p, Assistant: asst, Turn: turn, cost: e.priced(&turn)}
 }

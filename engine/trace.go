@@ -83,11 +83,19 @@ func (r *TurnResult) trace(chatID string) Trace {
 		UserMessageID: p.User.ID, AssistantMessageID: r.Assistant.ID,
 		SystemPrompt: p.SystemPrompt, Request: p.Request, Decisions: p.Decisions,
 		Assistant: assistantTrace(&r.Assistant, r.Turn.FinishReason),
-		Usage:     usageTrace(&r.Turn, &p.Estimate),
+		Usage:     usageTrace(&r.Turn, p.bySource()),
 		Latency:   LatencyTrace{TTFT: r.Turn.TTFT.Milliseconds(), Total: r.Turn.Latency.Milliseconds()},
 		Error:     r.Turn.Error,
 	}
 	return t
+}
+
+// bySource is the plan's estimate by source, or nil when only the total is known.
+func (p *Plan) bySource() *Estimate {
+	if p.totalOnly {
+		return nil
+	}
+	return &p.Estimate
 }
 
 // PlanTrace returns the trace of a planned turn that was not sent (ctxlab prompt).

@@ -26,14 +26,35 @@ type Result struct {
 	latch string
 }
 
-// MarshalJSON always writes children as an array, never null.
+// MarshalJSON always writes children as an array, never null, and leaves <, > and &
+// unescaped: traces show expressions and reasons as written.
 func (r Result) MarshalJSON() ([]byte, error) {
-	type plain Result
-	p := plain(r)
-	if p.Children == nil {
-		p.Children = []Result{}
+	return r.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the result tree as JSON to dst (what MarshalJSON writes). Decisions
+// are encoded on every turn, so this avoids encoding/json's reflection and re-validation.
+func (r *Result) AppendJSON(dst []byte) []byte {
+	dst = append(dst, '{')
+	dst = chat.AppendJSONField(dst, "expr")
+	dst = chat.AppendJSONString(dst, r.Expr)
+	dst = chat.AppendJSONField(dst, "value")
+	dst = chat.AppendJSONBool(dst, r.Value)
+	dst = chat.AppendJSONField(dst, "why")
+	dst = chat.AppendJSONString(dst, r.Why)
+	if r.Error != "" {
+		dst = chat.AppendJSONField(dst, "error")
+		dst = chat.AppendJSONString(dst, r.Error)
 	}
-	return chat.Marshal(p) // traces show expressions and reasons as written
+	dst = chat.AppendJSONField(dst, "children")
+	dst = append(dst, '[')
+	for i := range r.Children {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = r.Children[i].AppendJSON(dst)
+	}
+	return append(dst, ']', '}')
 }
 
 // Latches returns the once('id') latches that this evaluation consulted and found unset,

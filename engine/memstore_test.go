@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// TestMemStoreOverlay checks a MemStore over a base store: it reads the saved chat through,
+// keeps every write to itself, and the pipeline continues the chat's counters.
+func TestMemStoreOverlay(t *testing.T) {
+	const src = `reminders: [{id: r, text: R., max_per_chat: 3}, {id: o, text: O., when: "once('o')"}]`
+	h := newHarness(t, src)
+	h.sendN(2)
+	if err := h.s.Checkpoint(h.ctx, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	baseUsage := h.s.Usage()
+
+	overlay := NewMemStore(h.store)
+	e, err := New(Options{Context: h.file, Store: overlay, Now: h.eng.now, NewID: h.ids.next})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := e.Open(h.ctx, "chat-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TurnCount() != 2 || s.Usage() != baseUsage {
+		t.Fatalf("got %d turns, usage %+v, want 2 turns and the base's %+v", s.TurnCount(), s.Usage(), baseUsage)
+	}
+	res, err := s.Send(h.ctx, UserInput{Text: "three", At: at(3)}, &Scripted{Text: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range res.Plan.Decisions {
+		got = append(got, summary(d))
+	}
+	if want := []string{"r:fired", "o:predicate_false"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("turn 3 over the base: got %v, want %v", got, want)
+	}
+	// Regenerating a base turn, restoring a base checkpoint, editing: all in the overlay.
+	if _, err := s.Regenerate(h.ctx, &Scripted{Text: "again"}, at(4)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restore(h.ctx, "cp"); err != nil {
+		t.Fatal(err)
+	}
+	if s.TurnCount() != 2 {
+		t.Errorf("restored a base checkpoint: got %d turns, want 2", s.TurnCount())
+	}
+	if _, err := s.Edit(h.ctx, 1, UserInput{Text: "edit", At: at(5)}, &Scripted{Text: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := overlay.Branches(h.ctx, "chat-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := map[string]int{}
+	for _, b := range list {
+		turns[b.Name] = b.Turns
+	}
+	if want := map[string]int{"main": 3, "main-v2": 3, "main-v2-v2": 2, "main-v2-v2-v2": 1}; !reflect.DeepEqual(turns, want) {
+		t.Errorf("overlay branches: got %v, want %v", turns, want)
+	}
+
+	// The base is untouched.
+	h.reopen()
+	if h.s.TurnCount() != 2 || h.s.Branch() != "main" || h.s.Usage() != baseUsage {
+		t.Errorf("base: got branch %s, %d turns, usage %+v; want main, 2 turns, %+v", h.s.Branch(), h.s.TurnCount(), h.s.Usage(), baseUsage)
+	}
+	if got := branchNames(t, h); !reflect.DeepEqual(got, map[string]int{"main": 2}) {
+		t.Errorf("base branches: got %v, want only main", got)
+	}
+}
+
+// TestConflict checks that a session whose branch head moved under it gets ErrConflict,
+// reloads, and can send the turn again.
+func TestConflict(t *testing.T) {
+	h := newHarness(t, `reminders: [{id: r, text: R., max_per_chat: 2}]`)
+	h.sendN(1)
+	other, err := h.eng.Open(h.ctx, "chat-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.send("from the first session", at(2))
+	_, err = other.Send(h.ctx, UserInput{Text: "from the second", At: at(3)}, &Scripted{Text: "ok"})
+	wantErrIs(t, err, ErrConflict)
+	if other.TurnCount() != 2 {
+		t.Fatalf("after the conflict: got %d turns, want the reloaded 2", other.TurnCount())
+	}
+	res, err := other.Send(h.ctx, UserInput{Text: "from the second", At: at(3)}, &Scripted{Text: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan.Turn != 3 || summary(decision(t, res.Plan.Decisions, "r")) != "r:cap_reached (emitted 2 of 2)" {
+		t.Errorf("got turn %d, %s; want turn 3 with r capped", res.Plan.Turn, summary(decision(t, res.Plan.Decisions, "r")))
+	}
+}
+
+// TestDecisionJSONRoundTrip checks that recorded decisions read back equal.
+func TestDecisionJSONRoundTrip(t *testing.T) {
+	h := newHarness(t, `
+modes: [{name: M, if: "contentIncludes(['m'])"}]
+instructions:
+  - {id: i, mode: M, prompt: P., when: [a, "!b"], if: firstN(2)}
+  - {id: j, prompt: Q., enabled: false}
+reminders:
+  - {id: r, text: R., when: "and(once('x'), firstN(1))", placement: part, tier: safety}
+  - {id: s, template: "{{.Turn}}", max_per_chat: 1}
+`)
+	res := h.send("m", at(1))
+	var back []Decision
+	if err := json.Unmarshal(res.Turn.Decisions, &back); err != nil {
+		t.Fatal(err)
+	}
+	a := marshalDecisions(res.Plan.Decisions)
+	b := marshalDecisions(back)
+	if string(a) != string(b) {
+		t.Errorf("got\n%s\nwant\n%s", b, a)
+	}
+	if string(a) != string(res.Turn.Decisions) {
+		t.Errorf("got recorded\n%s\nwant\n%s", res.Turn.Decisions, a)
+	}
+	if !reflect.DeepEqual(back[0].Latches(), []string{"x"}) {
+		t.Errorf("got latches %v, want [x]", back[0].Latches())
+	}
+}

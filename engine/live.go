@@ -70,7 +70,9 @@ func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
 			out.parts = append(out.parts, chat.TextPart(rep.Text))
 		}
 		for _, call := range rep.ToolCalls {
-			out.parts = append(out.parts, answerTool(s.e.file, call))
+			part := answerTool(s.e.file, call)
+			part.Round = step
+			out.parts = append(out.parts, part)
 		}
 		if step >= s.e.steps {
 			out.finish = FinishToolLoopLimit

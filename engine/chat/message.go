@@ -57,6 +57,9 @@ type Part struct {
 	Input      json.RawMessage `json:"input,omitempty"`      // the arguments, as JSON
 	Output     string          `json:"output,omitempty"`     // the text returned to the model
 	ErrorText  string          `json:"error_text,omitempty"` // set when State is ToolOutputError
+	// Round numbers the model requests of a live tool loop (1, 2, …): the calls of one
+	// round were one assistant message. Scripted calls are all one round (0).
+	Round int `json:"round,omitempty"`
 }
 
 // TextPart returns a text part.

@@ -51,7 +51,8 @@ func (m *Message) assistantWire() []WireMessage {
 		call := WireMessage{Role: RoleAssistant, Content: text.String()}
 		text.Reset()
 		var results []WireMessage
-		for ; i < len(parts) && parts[i].Type == PartTool; i++ {
+		round := parts[i].Round
+		for ; i < len(parts) && parts[i].Type == PartTool && parts[i].Round == round; i++ {
 			tp := parts[i]
 			if tp.State != ToolOutputAvailable && tp.State != ToolOutputError {
 				continue // a call that never got its outcome is not sent back

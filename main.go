@@ -43,9 +43,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
+	if diag.IsInvalidInput(err) {
+		// FILE:LINE:COL: message at the start of every line, as editors expect.
+		fmt.Fprintln(stderr, err.Error())
+		return exitInvalid
+	}
 	fmt.Fprintln(stderr, "ctxlab: "+err.Error())
 	var usage *usageError
-	if diag.IsInvalidInput(err) || errors.As(err, &usage) {
+	if errors.As(err, &usage) {
 		return exitInvalid
 	}
 	return exitFailure
@@ -92,7 +97,8 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.flags.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
 	pf.StringVar(&a.flags.profile, "profile", "", "profile of the config file to use")
 	pf.StringVar(&a.flags.config, "config", "", "config file (default: $CTXLAB_CONFIG, else ctxlab/config.yaml in the user's config directory)")
-	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand())
+	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
+		a.chatsCommand(), a.exportCommand(), a.importCommand())
 	return root
 }
 

@@ -60,11 +60,8 @@ func (a *app) openDB() (*store.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
-	}
-	return db, nil
+	return store.Open(path) // its errors name the file
+
 }
 
 // settings resolves the model settings; offline commands never run api_key_cmd.

@@ -103,7 +103,12 @@ func call(id, name, args string) chat.WireToolCall {
 }
 
 func toolPart(id, name, input string, state chat.ToolState, out string) chat.Part {
-	p := chat.Part{Type: chat.PartTool, ToolCallID: id, ToolName: name, Input: json.RawMessage(input), State: state}
+	return roundPart(1, id, name, input, state, out)
+}
+
+// roundPart is a tool part answered in round (request) n of the tool loop.
+func roundPart(n int, id, name, input string, state chat.ToolState, out string) chat.Part {
+	p := chat.Part{Type: chat.PartTool, ToolCallID: id, ToolName: name, Input: json.RawMessage(input), State: state, Round: n}
 	if state == chat.ToolOutputError {
 		p.ErrorText = out
 	} else {
@@ -150,7 +155,7 @@ func TestLiveToolLoop(t *testing.T) {
 		toolPart("c2", "drop_db", `{}`, chat.ToolOutputError, `unknown tool "drop_db"`),
 		toolPart("c3", "run_sql", `"select 2"`, chat.ToolOutputAvailable, sqlOut),
 		chat.TextPart("Now the export."),
-		toolPart("c4", "export_csv", `{}`, chat.ToolOutputError, "permission denied"),
+		roundPart(2, "c4", "export_csv", `{}`, chat.ToolOutputError, "permission denied"),
 		chat.TextPart("Done."),
 	}
 	if !reflect.DeepEqual(res.Assistant.Parts, wantParts) {

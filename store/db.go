@@ -23,6 +23,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,7 +92,16 @@ func Open(path string) (*DB, error) {
 	sdb.SetConnMaxLifetime(0)
 	sdb.SetConnMaxIdleTime(0)
 	d := &DB{db: sdb, path: path, Now: time.Now}
-	if err := d.migrate(context.Background(), len(migrations)); err != nil {
+	// A connection switching a new file to WAL needs an exclusive lock, and SQLite reports
+	// SQLITE_BUSY at once, without the busy timeout, while another process opens the same
+	// new file: retry until the timeout.
+	deadline := time.Now().Add(busyTimeout)
+	err = d.migrate(context.Background(), len(migrations))
+	for errors.Is(err, ErrBusy) && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		err = d.migrate(context.Background(), len(migrations))
+	}
+	if err != nil {
 		sdb.Close()
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}

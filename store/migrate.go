@@ -97,6 +97,10 @@ func checkSchema(ctx context.Context, q querier) error {
 			return dbErr(ctx, err, "read schema")
 		}
 		if n > 0 {
+			// Another process may have created the schema between the two reads.
+			if v2, err := schemaVersion(ctx, q); err == nil && v2 > 0 {
+				return checkSchema(ctx, q)
+			}
 			return &storeError{msg: "not a ctxlab database (it has tables but no ctxlab schema version)", kind: ErrSchema}
 		}
 	}

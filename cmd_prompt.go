@@ -54,7 +54,7 @@ func (a *app) promptCommand() *cobra.Command {
 			fmt.Fprintf(a.stdout, "── system prompt · %s · ~%d tokens\n%s\n\n", file.Renderer,
 				plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
 			writeTurn(a.stdout, &trace, user, "")
-			fmt.Fprintf(a.stdout, "  request:      model %s · %d messages · %d tools\n",
+			fmt.Fprintf(a.stdout, "  %-16s model %s · %d messages · %d tools\n", "request:",
 				plan.Request.Model, len(plan.Request.Messages), len(plan.Request.Tools))
 			return nil
 		},

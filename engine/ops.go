@@ -46,7 +46,7 @@ func (s *Session) newBranchName(ctx context.Context) (string, error) {
 // userTurn returns the index on the path of turn n's user message.
 func (s *Session) userTurn(n int) (int, error) {
 	if n < 1 || n > len(s.view.users) {
-		return 0, fmt.Errorf("turn %d does not exist on branch %s (it has %d turns): %w", n, s.view.name, len(s.view.users), ErrNotFound)
+		return 0, opError(ErrNotFound, "turn %d does not exist on branch %s (it has %s)", n, s.view.name, plural(len(s.view.users), "turn"))
 	}
 	return s.view.indexOf(s.view.users[n-1].ID), nil
 }
@@ -88,11 +88,11 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 		}
 	}
 	if turn == nil {
-		return nil, fmt.Errorf("branch %s has no reply to regenerate: %w", s.view.name, ErrInvalid)
+		return nil, opError(ErrInvalid, "branch %s has no reply to regenerate", s.view.name)
 	}
 	uidx := s.view.indexOf(turn.UserMessageID)
 	if uidx < 0 {
-		return nil, fmt.Errorf("the user message of turn %d is not on branch %s: %w", turn.Number, s.view.name, ErrInvalid)
+		return nil, opError(ErrInvalid, "the user message of turn %d is not on branch %s", turn.Number, s.view.name)
 	}
 	full, err := s.e.store.Turn(ctx, s.chat.ID, turn.ID)
 	if err != nil {
@@ -152,10 +152,10 @@ func (s *Session) rebuild(t *chat.Turn, user *chat.Message) chat.Request {
 // Checkpoint names the head of the active branch; the same name is overwritten.
 func (s *Session) Checkpoint(ctx context.Context, name string) error {
 	if strings.TrimSpace(name) == "" {
-		return fmt.Errorf("a checkpoint needs a name: %w", ErrInvalid)
+		return opError(ErrInvalid, "a checkpoint needs a name")
 	}
 	if s.view.head == "" {
-		return fmt.Errorf("branch %s has no message to checkpoint: %w", s.view.name, ErrInvalid)
+		return opError(ErrInvalid, "branch %s has no message to checkpoint", s.view.name)
 	}
 	return s.e.store.SetCheckpoint(ctx, s.chat.ID, name, s.view.head)
 }
@@ -163,8 +163,11 @@ func (s *Session) Checkpoint(ctx context.Context, name string) error {
 // Restore makes a new branch at a checkpoint and switches to it.
 func (s *Session) Restore(ctx context.Context, name string) error {
 	cp, err := s.e.store.Checkpoint(ctx, s.chat.ID, name)
+	if isNotFound(err) {
+		return opError(ErrNotFound, "unknown checkpoint %q", name)
+	}
 	if err != nil {
-		return fmt.Errorf("restore: unknown checkpoint %q: %w", name, err)
+		return fmt.Errorf("checkpoint %q: %w", name, err)
 	}
 	return s.branchAt(ctx, cp.MessageID)
 }
@@ -176,7 +179,7 @@ func (s *Session) Rewind(ctx context.Context, n int) error {
 		return err
 	}
 	if idx+1 >= len(s.view.path) || s.view.path[idx+1].Role != chat.RoleAssistant {
-		return fmt.Errorf("turn %d has no reply to rewind to: %w", n, ErrInvalid)
+		return opError(ErrInvalid, "turn %d has no reply to rewind to", n)
 	}
 	return s.branchAt(ctx, s.view.path[idx+1].ID)
 }
@@ -201,8 +204,34 @@ func (s *Session) branchAt(ctx context.Context, id string) error {
 
 // Switch makes another branch the active one.
 func (s *Session) Switch(ctx context.Context, name string) error {
-	if err := s.e.store.SetActiveBranch(ctx, s.chat.ID, name); err != nil {
+	err := s.e.store.SetActiveBranch(ctx, s.chat.ID, name)
+	if isNotFound(err) {
+		return opError(ErrNotFound, "no branch %q", name)
+	}
+	if err != nil {
 		return fmt.Errorf("switch to branch %q: %w", name, err)
 	}
 	return s.load(ctx, name)
+}
+
+// opErr is an operation that cannot be done on the chat as it is: its message says why,
+// and errors.Is finds its kind (ErrNotFound or ErrInvalid).
+type opErr struct {
+	msg  string
+	kind error
+}
+
+func (e *opErr) Error() string { return e.msg }
+func (e *opErr) Unwrap() error { return e.kind }
+
+func opError(kind error, format string, args ...any) error {
+	return &opErr{msg: fmt.Sprintf(format, args...), kind: kind}
+}
+
+// plural writes "1 turn", "2 turns".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
 }

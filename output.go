@@ -12,6 +12,14 @@ import (
 
 // writeJSONLine writes v as one line of JSON, with <, > and & left as they are.
 func writeJSONLine(w io.Writer, v any) error {
+	if a, ok := v.(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
+		b, err := a.AppendJSON(nil)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)

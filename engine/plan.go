@@ -152,6 +152,9 @@ func (s *Session) historyWire() []chat.WireMessage {
 	v := s.view
 	for i := len(v.wire); i < len(v.path); i++ {
 		w := v.path[i].Wire()
+		for j := range w {
+			w[j] = w[j].Encoded() // sent again on every later turn: encode it once
+		}
 		v.wire = append(v.wire, w)
 		v.tokens = append(v.tokens, wireTokens(s.e.tokens.Count, w))
 	}

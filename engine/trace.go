@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -22,6 +23,56 @@ type Trace struct {
 	Usage              UsageTrace      `json:"usage"`
 	Latency            LatencyTrace    `json:"latency_ms"`
 	Error              string          `json:"error,omitempty"`
+}
+
+// MarshalJSON writes the trace as spec/headless.md shows it, with <, > and & unescaped.
+// Traces of long chats are large (each repeats the history it sent), so the request and
+// decisions are appended by hand, reusing the history's cached JSON.
+func (t Trace) MarshalJSON() ([]byte, error) {
+	return t.AppendJSON(nil)
+}
+
+// AppendJSON appends the trace's JSON to dst.
+func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
+	str := func(key, v string) {
+		dst = chat.AppendJSONField(dst, key)
+		dst = chat.AppendJSONString(dst, v)
+	}
+	dst = append(dst, '{')
+	str("chat_id", t.ChatID)
+	dst = chat.AppendJSONField(dst, "turn")
+	dst = strconv.AppendInt(dst, int64(t.Turn), 10)
+	str("branch", t.Branch)
+	str("at", t.At)
+	str("user_message_id", t.UserMessageID)
+	str("assistant_message_id", t.AssistantMessageID)
+	str("system_prompt", t.SystemPrompt)
+	dst = chat.AppendJSONField(dst, "request")
+	var err error
+	if dst, err = t.Request.AppendJSON(dst); err != nil {
+		return nil, err
+	}
+	dst = chat.AppendJSONField(dst, "decisions")
+	dst = append(dst, '[')
+	for i := range t.Decisions {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = t.Decisions[i].appendJSON(dst)
+	}
+	dst = append(dst, ']')
+	type tail struct {
+		Assistant *AssistantTrace `json:"assistant,omitempty"`
+		Usage     UsageTrace      `json:"usage"`
+		Latency   LatencyTrace    `json:"latency_ms"`
+		Error     string          `json:"error,omitempty"`
+	}
+	rest, err := chat.Marshal(tail{Assistant: t.Assistant, Usage: t.Usage, Latency: t.Latency, Error: t.Error})
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, ',')
+	return append(dst, rest[1:]...), nil
 }
 
 // AssistantTrace is the reply of a turn.

@@ -27,6 +27,18 @@ type WireMessage struct {
 	Parts      []ContentPart  `json:"-"`
 	ToolCalls  []WireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+
+	// raw caches the message's JSON (see Encoded): history messages are encoded once,
+	// not once per turn that sends them again.
+	raw []byte
+}
+
+// Encoded returns the message with its JSON computed and cached, for messages that are
+// encoded many times (the history of a long chat). The message must not change after.
+func (m WireMessage) Encoded() WireMessage {
+	m.raw = nil
+	m.raw = m.AppendJSON(nil)
+	return m
 }
 
 // ContentPart is one element of an array-valued message content.
@@ -71,20 +83,66 @@ type wireMessageJSON struct {
 // MarshalJSON writes content as a string, as an array of text parts when Parts is set, or
 // as null for an assistant message that only carries tool calls.
 func (m WireMessage) MarshalJSON() ([]byte, error) {
-	var content json.RawMessage
-	var err error
+	return m.AppendJSON(nil), nil
+}
+
+// AppendJSON appends the message's JSON to dst, as MarshalJSON writes it, with <, > and &
+// unescaped.
+func (m *WireMessage) AppendJSON(dst []byte) []byte {
+	if m.raw != nil {
+		return append(dst, m.raw...)
+	}
+	dst = append(dst, '{')
+	dst = AppendJSONField(dst, "role")
+	dst = AppendJSONString(dst, string(m.Role))
+	dst = AppendJSONField(dst, "content")
 	switch {
 	case m.Parts != nil:
-		content, err = Marshal(m.Parts)
+		dst = append(dst, '[')
+		for i, p := range m.Parts {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '{')
+			dst = AppendJSONField(dst, "type")
+			dst = AppendJSONString(dst, p.Type)
+			dst = AppendJSONField(dst, "text")
+			dst = AppendJSONString(dst, p.Text)
+			dst = append(dst, '}')
+		}
+		dst = append(dst, ']')
 	case m.Content == "" && len(m.ToolCalls) > 0:
-		content = json.RawMessage("null")
+		dst = append(dst, "null"...)
 	default:
-		content, err = Marshal(m.Content)
+		dst = AppendJSONString(dst, m.Content)
 	}
-	if err != nil {
-		return nil, err
+	if len(m.ToolCalls) > 0 {
+		dst = AppendJSONField(dst, "tool_calls")
+		dst = append(dst, '[')
+		for i, tc := range m.ToolCalls {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, '{')
+			dst = AppendJSONField(dst, "id")
+			dst = AppendJSONString(dst, tc.ID)
+			dst = AppendJSONField(dst, "type")
+			dst = AppendJSONString(dst, tc.Type)
+			dst = AppendJSONField(dst, "function")
+			dst = append(dst, '{')
+			dst = AppendJSONField(dst, "name")
+			dst = AppendJSONString(dst, tc.Function.Name)
+			dst = AppendJSONField(dst, "arguments")
+			dst = AppendJSONString(dst, tc.Function.Arguments)
+			dst = append(dst, '}', '}')
+		}
+		dst = append(dst, ']')
 	}
-	return Marshal(wireMessageJSON{Role: m.Role, Content: content, ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+	if m.ToolCallID != "" {
+		dst = AppendJSONField(dst, "tool_call_id")
+		dst = AppendJSONString(dst, m.ToolCallID)
+	}
+	return append(dst, '}')
 }
 
 // UnmarshalJSON reads content given as a string, an array of parts, or null.
@@ -129,15 +187,43 @@ func Marshal(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// MarshalJSON writes the request with <, > and & unescaped, so traces read as sent.
+// MarshalJSON writes the request with <, > and & unescaped, so traces read as sent, and
+// tools always as an array.
 func (r Request) MarshalJSON() ([]byte, error) {
-	type plain Request
-	p := plain(r)
+	return r.AppendJSON(nil)
+}
+
+// AppendJSON appends the request's JSON to dst, as MarshalJSON writes it. Traces of long
+// chats repeat the whole history on every turn, so this reuses the messages' cached JSON.
+func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '{')
+	dst = AppendJSONField(dst, "model")
+	dst = AppendJSONString(dst, r.Model)
+	dst = AppendJSONField(dst, "messages")
+	dst = append(dst, '[')
+	for i := range r.Messages {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = r.Messages[i].AppendJSON(dst)
+	}
+	dst = append(dst, ']')
+	type params struct {
+		Tools       []WireTool `json:"tools"`
+		Temperature *float64   `json:"temperature,omitempty"`
+		TopP        *float64   `json:"top_p,omitempty"`
+		MaxTokens   int        `json:"max_tokens,omitempty"`
+		Seed        *int       `json:"seed,omitempty"`
+		Stop        []string   `json:"stop,omitempty"`
+	}
+	p := params{Tools: r.Tools, Temperature: r.Temperature, TopP: r.TopP, MaxTokens: r.MaxTokens, Seed: r.Seed, Stop: r.Stop}
 	if p.Tools == nil {
 		p.Tools = []WireTool{}
 	}
-	if p.Messages == nil {
-		p.Messages = []WireMessage{}
+	rest, err := Marshal(p)
+	if err != nil {
+		return nil, err
 	}
-	return Marshal(p)
+	dst = append(dst, ',')
+	return append(dst, rest[1:]...), nil // the rest of the object, after its '{'
 }

@@ -176,9 +176,12 @@ func (l *loader) classifiers(n *yaml.Node) {
 			continue
 		}
 		var list []predicates.ClassifierItem
-		seen := map[string]bool{}
+		seen := map[string]int{}
 		for _, it := range items {
-			fs, _ := l.r.Fields(it, "classifier item", "name", "description")
+			fs, ok := l.r.Fields(it, "classifier item", "name", "description")
+			if !ok && fs.Node == nil {
+				continue
+			}
 			var item predicates.ClassifierItem
 			if v := fs.Get("name"); v != nil {
 				item.Name, _ = l.r.String(v, "classifier item name")
@@ -188,10 +191,13 @@ func (l *loader) classifiers(n *yaml.Node) {
 			if v := fs.Get("description"); v != nil {
 				item.Description, _ = l.r.String(v, "classifier item description")
 			}
-			if seen[item.Name] {
-				l.r.Errorf(it, "classifier %q: duplicate item %q", name, item.Name)
+			if v := fs.Get("name"); v != nil {
+				if line, dup := seen[item.Name]; dup {
+					l.r.Errorf(v, "classifier %q: duplicate item %q (first at line %d)", name, item.Name, line)
+				} else {
+					seen[item.Name] = v.Line
+				}
 			}
-			seen[item.Name] = true
 			list = append(list, item)
 		}
 		l.f.Classifiers[name] = predicates.NewClassifier(list)

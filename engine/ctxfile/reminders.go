@@ -1,7 +1,8 @@
 package ctxfile
 
 import (
-	"bytes"
+	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -55,29 +56,29 @@ func (l *loader) reminders(n *yaml.Node) {
 		}
 		base := Reminder{Placement: PlaceInline, Tier: TierGuidance, Enabled: true}
 		l.policy(fs, &base)
-		sources := 0
-		for _, k := range []string{"text", "fragment", "template", "builtin"} {
-			if fs.Has(k) {
-				sources++
+		var sources []yamlx.Field
+		for _, e := range fs.List {
+			if contains([]string{"text", "fragment", "template", "builtin"}, e.Key.Value) && !yamlx.IsNull(e.Value) {
+				sources = append(sources, e)
 			}
 		}
-		if sources != 1 {
-			at := it
-			if sources > 1 {
-				at = fs.Get("builtin")
-				if at == nil {
-					at = fs.Get("template")
-				}
-			}
-			l.r.Errorf(at, "a reminder needs exactly one of text, fragment, template or builtin, found %d", sources)
+		switch len(sources) {
+		case 0:
+			l.r.Errorf(it, "a reminder needs one of text, fragment, template or builtin")
+			continue
+		case 1:
+		default:
+			l.r.Errorf(sources[1].Key, "a reminder takes one of text, fragment, template or builtin, found %s and %s",
+				sources[0].Key.Value, sources[1].Key.Value)
 			continue
 		}
 		if b := fs.Get("builtin"); b != nil {
 			for _, r := range l.builtin(fs, b, base) {
 				if line, dup := seen[r.ID]; dup {
 					l.r.Errorf(b, "duplicate reminder id %q (first at line %d)", r.ID, line)
+				} else {
+					seen[r.ID] = b.Line
 				}
-				seen[r.ID] = b.Line
 				l.f.Reminders = append(l.f.Reminders, r)
 			}
 			continue
@@ -123,7 +124,7 @@ func (l *loader) policy(fs yamlx.Fields, r *Reminder) {
 	if v := fs.Get("tier"); v != nil {
 		if s, ok := l.r.String(v, "tier"); ok {
 			if s != TierSafety && s != TierGuidance {
-				l.r.Errorf(v, "unknown tier %q; use safety or guidance", s)
+				l.r.Errorf(v, "unknown tier %q; use safety or guidance%s", s, diag.DidYouMean(s, []string{TierSafety, TierGuidance}))
 			}
 			r.Tier = s
 		}
@@ -239,10 +240,9 @@ func (l *loader) fragmentText(n *yaml.Node) string {
 	return text
 }
 
-var tmplErrRE = regexp.MustCompile(`^template: [^:]*:(\d+)(?::(\d+))?: (.*)$`)
-
 // template parses a reminder template and executes it once on sample data, so unknown
-// fields are load errors, not surprises on turn 12.
+// fields are load errors, not surprises on turn 12. An index out of range on the sample
+// data is not an error: the real data may be longer.
 func (l *loader) template(n *yaml.Node, id string) *template.Template {
 	src, ok := l.r.String(n, "template")
 	if !ok {
@@ -250,25 +250,107 @@ func (l *loader) template(n *yaml.Node, id string) *template.Template {
 	}
 	t, err := template.New(id).Option("missingkey=error").Parse(src)
 	if err == nil {
-		err = t.Execute(&bytes.Buffer{}, sampleTemplateData())
+		err = t.Execute(&limitedWriter{n: maxTemplateOutput}, sampleTemplateData())
+		if err != nil && strings.Contains(err.Error(), "out of range") {
+			err = nil
+		}
 	}
 	if err == nil {
 		return t
 	}
-	msg := err.Error()
-	line, col := n.Line, n.Column
-	if m := tmplErrRE.FindStringSubmatch(msg); m != nil {
-		tl, _ := strconv.Atoi(m[1])
-		tc, _ := strconv.Atoi(m[2])
-		line, col = yamlx.ValuePosition(l.data, n, templateOffset(src, tl, tc))
-		msg = m[3]
-	}
+	line, col, msg := l.templateError(n, src, id, err.Error())
 	l.r.Errs = append(l.r.Errs, diag.Errorf(l.r.File, line, col, "template: %s", msg))
 	return nil
 }
 
-// templateOffset converts a template's line and byte column (1-based; 0 = unknown) into a
-// byte offset into src.
+// maxTemplateOutput bounds what the sample execution of a template may write.
+const maxTemplateOutput = 64 << 10
+
+// limitedWriter fails once more than n bytes are written.
+type limitedWriter struct{ n int }
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if w.n -= len(p); w.n < 0 {
+		return 0, fmt.Errorf("renders more than %d KiB", maxTemplateOutput>>10)
+	}
+	return len(p), nil
+}
+
+var (
+	tmplPosRE   = regexp.MustCompile(`^(\d+)(?::(\d+))?: (.*)$`)
+	tmplExecRE  = regexp.MustCompile(`^executing "(?s:.*?)" at <(.*?)>: (.*)$`)
+	tmplFieldRE = regexp.MustCompile(`^can't evaluate field (\w+) in type ctxfile\.TemplateData$`)
+	tmplFuncRE  = regexp.MustCompile(`^function "(\w+)" not defined$`)
+)
+
+// templateError turns a text/template error ("template: ID:LINE[:COL]: …", the column
+// 0-based in bytes, given for execution errors only) into a position in the file and a
+// message without the template's name.
+func (l *loader) templateError(n *yaml.Node, src, id, msg string) (line, col int, text string) {
+	rest, ok := strings.CutPrefix(msg, "template: "+id+":")
+	m := tmplPosRE.FindStringSubmatch(rest)
+	if !ok || m == nil {
+		return n.Line, n.Column, strings.TrimPrefix(msg, "template: ")
+	}
+	tl, _ := strconv.Atoi(m[1])
+	off := templateOffset(src, tl, -1)
+	text = m[3]
+	if m[2] != "" {
+		tc, _ := strconv.Atoi(m[2])
+		off = templateOffset(src, tl, tc)
+	}
+	if e := tmplExecRE.FindStringSubmatch(text); e != nil {
+		text = "at <" + e[1] + ">: " + e[2]
+		if f := tmplFieldRE.FindStringSubmatch(e[2]); f != nil {
+			text = "unknown field ." + f[1] + fieldHint(f[1])
+		}
+	}
+	if f := tmplFuncRE.FindStringSubmatch(text); f != nil {
+		// Parse errors give only the line: find the name on it.
+		off = findOnLine(src, off, f[1], false)
+	}
+	if text == "unexpected EOF" {
+		off = len(src)
+	}
+	if text == "unclosed action" {
+		off = findOnLine(src, off, "{{", true)
+	}
+	line, col = yamlx.ValuePosition(l.data, n, off)
+	return line, col, text
+}
+
+// fieldHint suggests the nearest fields of TemplateData, or lists them all.
+func fieldHint(name string) string {
+	t := reflect.TypeFor[TemplateData]()
+	fields := make([]string, t.NumField())
+	for i := range fields {
+		fields[i] = "." + t.Field(i).Name
+	}
+	if s := diag.DidYouMean("."+name, fields); s != "" {
+		return s
+	}
+	return " (fields: " + strings.Join(fields, ", ") + ")"
+}
+
+// findOnLine returns the offset of the first (or last) s on the line of src that starts
+// at offset start, or start when it is not there.
+func findOnLine(src string, start int, s string, last bool) int {
+	end := len(src)
+	if j := strings.IndexByte(src[start:], '\n'); j >= 0 {
+		end = start + j
+	}
+	i := strings.Index(src[start:end], s)
+	if last {
+		i = strings.LastIndex(src[start:end], s)
+	}
+	if i < 0 {
+		return start
+	}
+	return start + i
+}
+
+// templateOffset converts a template's line (1-based) and byte column (0-based; -1 when
+// unknown) into a byte offset into src.
 func templateOffset(src string, line, col int) int {
 	off := 0
 	for i := 1; i < line; i++ {
@@ -279,7 +361,7 @@ func templateOffset(src string, line, col int) int {
 		off += j + 1
 	}
 	if col > 0 {
-		off += col - 1
+		off += col
 	}
 	return min(off, len(src))
 }

@@ -16,7 +16,7 @@ func (l *loader) modes(n *yaml.Node) {
 	if !ok {
 		return
 	}
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for _, it := range items {
 		fs, ok := l.r.Fields(it, "mode", "name", "if")
 		if !ok && fs.Node == nil {
@@ -25,10 +25,11 @@ func (l *loader) modes(n *yaml.Node) {
 		var m Mode
 		if v := fs.Get("name"); v != nil {
 			m.Name, _ = l.r.String(v, "mode name")
-			if seen[m.Name] {
-				l.r.Errorf(v, "duplicate mode %q", m.Name)
+			if line, dup := seen[m.Name]; dup {
+				l.r.Errorf(v, "duplicate mode %q (first at line %d)", m.Name, line)
+			} else {
+				seen[m.Name] = v.Line
 			}
-			seen[m.Name] = true
 		} else {
 			l.r.Errorf(it, "mode needs a name")
 		}
@@ -111,7 +112,7 @@ func (l *loader) instructions(n *yaml.Node) {
 
 // exprList parses one expression or a list of them.
 func (l *loader) exprList(n *yaml.Node, what string) []predicates.Predicate {
-	if n.Kind != yaml.SequenceNode {
+	if n = yamlx.Resolve(n); n.Kind != yaml.SequenceNode {
 		return []predicates.Predicate{l.expr(n, what)}
 	}
 	out := make([]predicates.Predicate, 0, len(n.Content))
@@ -137,8 +138,9 @@ func (l *loader) id(fs yamlx.Fields, at *yaml.Node, what string, seen map[string
 	}
 	if line, dup := seen[s]; dup {
 		l.r.Errorf(v, "duplicate %s id %q (first at line %d)", what, s, line)
+	} else {
+		seen[s] = v.Line
 	}
-	seen[s] = v.Line
 	return s
 }
 
@@ -173,8 +175,9 @@ func (l *loader) tools(n *yaml.Node) {
 				}
 				if line, dup := seen[s]; dup {
 					l.r.Errorf(v, "duplicate tool %q (first at line %d)", s, line)
+				} else {
+					seen[s] = v.Line
 				}
-				seen[s] = v.Line
 				t.Name = s
 			}
 		} else {
@@ -188,11 +191,7 @@ func (l *loader) tools(n *yaml.Node) {
 				if ty := ps.Get("type"); ty != nil && ty.Value != "object" {
 					l.r.Errorf(ty, "tool parameters must be a JSON schema of type object, found type %q", ty.Value)
 				}
-				js, err := yamlx.JSON(v)
-				if err != nil {
-					l.r.Errorf(v, "tool parameters: %v", err)
-				}
-				t.Parameters = js
+				t.Parameters, _ = l.r.JSON(v, "tool parameters")
 			}
 		}
 		res, errv := fs.Get("result"), fs.Get("error")
@@ -216,9 +215,6 @@ func (l *loader) toolText(n *yaml.Node, what string) string {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
 		return n.Value
 	}
-	js, err := yamlx.JSON(n)
-	if err != nil {
-		l.r.Errorf(n, "%s: %v", what, err)
-	}
+	js, _ := l.r.JSON(n, what)
 	return string(js)
 }

@@ -12,9 +12,9 @@ import (
 )
 
 // Check finds the problems of a script that need no chat to see: scripted tool calls of
-// tools the context file does not declare, and turns that ask a model when none is
-// configured. Steps that cannot be done on the chat (an unknown checkpoint, a turn that
-// does not exist) are found by a dry run: see Runner.
+// tools the context file does not declare (a nil file declares none), and turns that ask a
+// model when none is configured. Steps that cannot be done on the chat (an unknown
+// checkpoint, a turn that does not exist) are found by a dry run: see Runner.
 func Check(s *Script, file *ctxfile.File, modelConfigured bool) error {
 	var errs diag.List
 	for i := range s.Steps {
@@ -28,17 +28,28 @@ func Check(s *Script, file *ctxfile.File, modelConfigured bool) error {
 			continue
 		}
 		for j, t := range st.Reply.Tools {
-			if file.Tool(t.Name) == nil {
+			if file == nil || file.Tool(t.Name) == nil {
 				pos := st.Reply.ToolsAt[j]
 				errs = append(errs, diag.Errorf(s.Path, pos.Line, pos.Col, "tool %q is not declared in %s%s",
-					t.Name, file.Path, diag.DidYouMean(t.Name, toolNames(file))))
+					t.Name, contextName(file), diag.DidYouMean(t.Name, toolNames(file))))
 			}
 		}
 	}
 	return errs.Err()
 }
 
+// contextName names the context file in messages.
+func contextName(f *ctxfile.File) string {
+	if f == nil {
+		return "the context file"
+	}
+	return f.Path
+}
+
 func toolNames(f *ctxfile.File) []string {
+	if f == nil {
+		return nil
+	}
 	out := make([]string, len(f.Tools))
 	for i, t := range f.Tools {
 		out[i] = t.Name

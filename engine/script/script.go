@@ -158,12 +158,9 @@ func (p *parser) chat(n *yaml.Node, c *ChatSpec) {
 	}
 	if v := fs.Get("metadata"); v != nil {
 		if _, ok := p.r.Mapping(v, "chat metadata"); ok {
-			js, err := yamlx.JSON(v)
-			if err != nil {
-				p.r.Errorf(v, "chat metadata: %v", err)
-				return
+			if js, ok := p.r.JSON(v, "chat metadata"); ok {
+				_ = json.Unmarshal(js, &c.Metadata)
 			}
-			_ = json.Unmarshal(js, &c.Metadata)
 		}
 	}
 }
@@ -195,8 +192,10 @@ func (p *parser) step(n *yaml.Node) (Step, bool) {
 	}
 	switch len(kinds) {
 	case 0:
-		p.r.Errorf(n, "a turn needs one of %s", strings.Join(stepKinds, ", "))
-		p.unknownKeys(fs, "turn", append([]string{StepTurn}, siblings[StepTurn]...))
+		// An unknown key is most likely the misspelt kind: say so, else ask for one.
+		if !p.unknownKeys(fs, "turn", append([]string{StepTurn}, siblings[StepTurn]...)) {
+			p.r.Errorf(n, "a turn needs one of %s", strings.Join(stepKinds, ", "))
+		}
 		return st, false
 	case 1:
 		st.Kind = kinds[0]
@@ -210,17 +209,26 @@ func (p *parser) step(n *yaml.Node) (Step, bool) {
 	switch st.Kind {
 	case StepTurn:
 		if v == nil {
-			p.r.Errorf(n, "user must be a string, found null")
+			p.r.Errorf(keyOf(fs, st.Kind), "user must be a string, found null")
 		} else {
 			st.User, _ = p.r.String(v, "user")
 		}
+		if a := fs.Get("at"); a != nil {
+			st.At = p.time(a)
+		}
+		if l := fs.Get("locale"); l != nil {
+			st.Locale = p.locale(l)
+		}
+		if fs.Has("assistant") || fs.Has("usage") {
+			st.Reply = p.reply(fs.Get("assistant"), fs.Get("usage"))
+		}
 	case StepEdit:
-		p.edit(v, n, &st, fs)
+		p.edit(v, keyOf(fs, st.Kind), &st, fs)
 	case StepRegenerate:
 		p.regenerate(v, &st, fs)
 	case StepCheckpoint, StepRestore, StepSwitch:
 		if v == nil {
-			p.r.Errorf(n, "%s needs a name", st.Kind)
+			p.r.Errorf(keyOf(fs, st.Kind), "%s needs a name", st.Kind)
 		} else if s, ok := p.r.String(v, st.Kind); ok {
 			if strings.TrimSpace(s) == "" {
 				p.r.Errorf(v, "%s needs a name", st.Kind)
@@ -229,85 +237,105 @@ func (p *parser) step(n *yaml.Node) (Step, bool) {
 		}
 	case StepRewind:
 		if v == nil {
-			p.r.Errorf(n, "rewind needs {turn: N}")
+			p.r.Errorf(keyOf(fs, st.Kind), "rewind needs {turn: N}")
 			break
 		}
-		rf, _ := p.r.Fields(v, "rewind", "turn")
-		st.Turn = p.turnNumber(rf, v, "rewind")
-	}
-	if st.Kind == StepTurn || st.Kind == StepEdit {
-		if v := fs.Get("at"); v != nil {
-			st.At = p.time(v)
-		}
-		if v := fs.Get("locale"); v != nil {
-			st.Locale = p.locale(v)
-		}
-		if fs.Has("assistant") || fs.Has("usage") {
-			st.Reply = p.reply(fs.Get("assistant"), fs.Get("usage"), n)
+		if rf, ok := p.r.Fields(v, "rewind", "turn"); ok || rf.Node != nil {
+			st.Turn = p.turnNumber(rf, v, "rewind")
 		}
 	}
 	return st, true
 }
 
-func (p *parser) unknownKeys(fs yamlx.Fields, kind string, allowed []string) {
+// keyOf returns the key node of key in fs (for errors about a null value).
+func keyOf(fs yamlx.Fields, key string) *yaml.Node {
 	for _, e := range fs.List {
-		if !contains(allowed, e.Key.Value) {
-			p.r.Errorf(e.Key, "unknown key %q in a %s step%s", e.Key.Value, kind, diag.DidYouMean(e.Key.Value, allowed))
+		if e.Key.Value == key {
+			return e.Key
 		}
 	}
+	return fs.Node
 }
 
-// edit reads `edit: {turn: N, user: TEXT}`; at, locale and usage may sit inside it or
-// beside it.
-func (p *parser) edit(v, n *yaml.Node, st *Step, outer yamlx.Fields) {
+// unknownKeys reports the keys of fs that are not allowed, and whether there were any.
+func (p *parser) unknownKeys(fs yamlx.Fields, kind string, allowed []string) bool {
+	found := false
+	for _, e := range fs.List {
+		if !contains(allowed, e.Key.Value) {
+			hint := diag.DidYouMean(e.Key.Value, allowed)
+			if hint == "" {
+				hint = " (allowed: " + strings.Join(allowed, ", ") + ")"
+			}
+			p.r.Errorf(e.Key, "unknown key %q in a %s step%s", e.Key.Value, kind, hint)
+			found = true
+		}
+	}
+	return found
+}
+
+// edit reads `edit: {turn: N, user: TEXT}`; at, locale, assistant and usage may sit inside
+// it or beside it.
+func (p *parser) edit(v, key *yaml.Node, st *Step, outer yamlx.Fields) {
 	if v == nil {
-		p.r.Errorf(n, "edit needs {turn: N, user: TEXT}")
+		p.r.Errorf(key, "edit needs {turn: N, user: TEXT}")
 		return
 	}
-	ef, _ := p.r.Fields(v, "edit", "turn", "user", "at", "locale", "usage", "assistant")
+	ef, ok := p.r.Fields(v, "edit", "turn", "user", "at", "locale", "usage", "assistant")
+	if !ok && ef.Node == nil {
+		return
+	}
 	st.Turn = p.turnNumber(ef, v, "edit")
 	if u := ef.Get("user"); u != nil {
 		st.User, _ = p.r.String(u, "edit user")
 	} else {
 		p.r.Errorf(v, "edit needs the new user text (user: …)")
 	}
-	for _, k := range []string{"at", "locale", "usage", "assistant"} {
-		if in, out := ef.Get(k), outer.Get(k); in != nil && out != nil {
+	get := func(k string) *yaml.Node {
+		in, out := ef.Get(k), outer.Get(k)
+		if in != nil && out != nil {
 			p.r.Errorf(out, "%s is given both inside edit and beside it", k)
 		}
+		if in != nil {
+			return in
+		}
+		return out
 	}
-	if a := ef.Get("at"); a != nil {
+	if a := get("at"); a != nil {
 		st.At = p.time(a)
 	}
-	if l := ef.Get("locale"); l != nil {
+	if l := get("locale"); l != nil {
 		st.Locale = p.locale(l)
 	}
-	if ef.Has("assistant") || ef.Has("usage") {
-		st.Reply = p.reply(ef.Get("assistant"), ef.Get("usage"), v)
+	if asst, usage := get("assistant"), get("usage"); asst != nil || usage != nil {
+		st.Reply = p.reply(asst, usage)
 	}
 }
 
 // regenerate reads `regenerate: {assistant: …}` (or an empty regenerate, which asks the
-// model).
+// model); at, assistant and usage may sit inside it or beside it.
 func (p *parser) regenerate(v *yaml.Node, st *Step, outer yamlx.Fields) {
-	asst, usage := outer.Get("assistant"), outer.Get("usage")
+	var rf yamlx.Fields
 	if v != nil {
-		rf, _ := p.r.Fields(v, "regenerate", "assistant", "usage", "at")
-		if a := rf.Get("assistant"); a != nil {
-			asst = a
-		}
-		if u := rf.Get("usage"); u != nil {
-			usage = u
-		}
-		if a := rf.Get("at"); a != nil {
-			st.At = p.time(a)
+		var ok bool
+		if rf, ok = p.r.Fields(v, "regenerate", "assistant", "usage", "at"); !ok && rf.Node == nil {
+			return
 		}
 	}
-	if a := outer.Get("at"); a != nil {
+	get := func(k string) *yaml.Node {
+		in, out := rf.Get(k), outer.Get(k)
+		if in != nil && out != nil {
+			p.r.Errorf(out, "%s is given both inside regenerate and beside it", k)
+		}
+		if in != nil {
+			return in
+		}
+		return out
+	}
+	if a := get("at"); a != nil {
 		st.At = p.time(a)
 	}
-	if asst != nil || usage != nil {
-		st.Reply = p.reply(asst, usage, v)
+	if asst, usage := get("assistant"), get("usage"); asst != nil || usage != nil {
+		st.Reply = p.reply(asst, usage)
 	}
 }
 
@@ -350,42 +378,48 @@ func (p *parser) locale(n *yaml.Node) *chat.Locale {
 	return l
 }
 
-func (p *parser) reply(asst, usage, at *yaml.Node) *Reply {
+func (p *parser) reply(asst, usage *yaml.Node) *Reply {
 	r := &Reply{}
 	if usage != nil {
 		r.Usage = p.usage(usage)
 	}
 	if asst == nil {
-		if at == nil {
-			at = usage
-		}
-		p.r.Errorf(at, "usage is given without a scripted assistant reply")
+		p.r.Errorf(usage, "usage is given without a scripted assistant reply")
 		return r
 	}
-	if asst.Kind == yaml.ScalarNode {
+	switch asst.Kind {
+	case yaml.ScalarNode:
 		r.Text, _ = p.r.String(asst, "assistant")
 		return r
+	case yaml.MappingNode:
+	default:
+		p.r.Errorf(asst, "assistant must be the reply text or a mapping with text and tools, found %s", yamlx.Describe(asst))
+		return r
 	}
-	fs, _ := p.r.Fields(asst, "assistant", "text", "tools")
+	fs, ok := p.r.Fields(asst, "assistant", "text", "tools")
 	if v := fs.Get("text"); v != nil {
 		r.Text, _ = p.r.String(v, "assistant text")
 	}
-	if v := fs.Get("tools"); v != nil {
+	v := fs.Get("tools")
+	if v != nil {
 		items, _ := p.r.Sequence(v, "assistant tools")
 		for _, it := range items {
 			r.Tools = append(r.Tools, p.tool(it))
 			r.ToolsAt = append(r.ToolsAt, Position{it.Line, it.Column})
 		}
 	}
-	if r.Text == "" && len(r.Tools) == 0 {
+	if ok && r.Text == "" && len(r.Tools) == 0 && (v == nil || v.Kind == yaml.SequenceNode) {
 		p.r.Errorf(asst, "a scripted reply needs text or tools")
 	}
 	return r
 }
 
 func (p *parser) tool(n *yaml.Node) Tool {
-	fs, _ := p.r.Fields(n, "tool call", "name", "input", "output", "error")
 	var t Tool
+	fs, ok := p.r.Fields(n, "tool call", "name", "input", "output", "error")
+	if !ok && fs.Node == nil {
+		return t
+	}
 	if v := fs.Get("name"); v != nil {
 		t.Name, _ = p.r.String(v, "tool name")
 	} else {
@@ -394,11 +428,9 @@ func (p *parser) tool(n *yaml.Node) Tool {
 	t.Input = json.RawMessage("{}")
 	if v := fs.Get("input"); v != nil {
 		if _, ok := p.r.Mapping(v, "tool input"); ok {
-			js, err := yamlx.JSON(v)
-			if err != nil {
-				p.r.Errorf(v, "tool input: %v", err)
+			if js, ok := p.r.JSON(v, "tool input"); ok {
+				t.Input = js
 			}
-			t.Input = js
 		}
 	}
 	out, errv := fs.Get("output"), fs.Get("error")
@@ -408,10 +440,8 @@ func (p *parser) tool(n *yaml.Node) Tool {
 	case out != nil:
 		if out.Kind == yaml.ScalarNode {
 			t.Output = out.Value
-		} else if js, err := yamlx.JSON(out); err == nil {
+		} else if js, ok := p.r.JSON(out, "tool output"); ok {
 			t.Output = string(js)
-		} else {
-			p.r.Errorf(out, "tool output: %v", err)
 		}
 	case errv != nil:
 		t.Error, _ = p.r.String(errv, "tool error")

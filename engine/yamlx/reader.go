@@ -3,6 +3,7 @@ package yamlx
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -41,7 +42,8 @@ type Field struct {
 // Fields are the entries of a mapping, in file order.
 type Fields struct {
 	List []Field
-	// Node is the mapping itself (for errors about missing keys).
+	// Node is the mapping itself (for errors about missing keys); nil when the value was
+	// not a mapping.
 	Node *yaml.Node
 }
 
@@ -67,7 +69,7 @@ func (r *Reader) Mapping(n *yaml.Node, what string) (Fields, bool) {
 	n = Resolve(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		r.Errorf(n, "%s must be a mapping, found %s", what, Describe(n))
-		return Fields{Node: n}, false
+		return Fields{}, false
 	}
 	f := Fields{Node: n}
 	seen := map[string]*yaml.Node{}
@@ -145,6 +147,10 @@ func (r *Reader) Strings(n *yaml.Node, what string) ([]string, bool) {
 		}
 		return out, ok
 	}
+	if n != nil && n.Kind == yaml.MappingNode {
+		r.Errorf(n, "%s must be a string or a list of strings, found a mapping", what)
+		return nil, false
+	}
 	s, ok := r.String(n, what)
 	if !ok {
 		return nil, false
@@ -207,31 +213,82 @@ func (r *Reader) Sequence(n *yaml.Node, what string) ([]*yaml.Node, bool) {
 	return n.Content, true
 }
 
-// JSON converts a node to JSON, keeping mapping keys in file order.
+// maxJSONNodes bounds the nodes JSON visits, aliases expanded, so a "billion laughs"
+// document cannot exhaust memory.
+const maxJSONNodes = 100_000
+
+// NodeError is a problem JSON found at a node.
+type NodeError struct {
+	Node *yaml.Node
+	Msg  string
+}
+
+// Error formats the problem as "line N: message".
+func (e *NodeError) Error() string { return fmt.Sprintf("line %d: %s", e.Node.Line, e.Msg) }
+
+func nodeErrorf(n *yaml.Node, format string, args ...any) *NodeError {
+	return &NodeError{Node: n, Msg: fmt.Sprintf(format, args...)}
+}
+
+// JSON decodes n as JSON, reporting a problem at the node that has it.
+func (r *Reader) JSON(n *yaml.Node, what string) (json.RawMessage, bool) {
+	js, err := JSON(n)
+	if err != nil {
+		var ne *NodeError
+		if errors.As(err, &ne) {
+			r.Errorf(ne.Node, "%s: %s", what, ne.Msg)
+		} else {
+			r.Errorf(n, "%s: %v", what, err)
+		}
+		return nil, false
+	}
+	return js, true
+}
+
+// JSON converts a node to JSON, keeping mapping keys in file order. Keys must be scalars
+// and unique; NaN and infinities, which JSON cannot hold, are errors (*NodeError); timestamps
+// keep their text.
 func JSON(n *yaml.Node) (json.RawMessage, error) {
 	var buf bytes.Buffer
-	if err := writeJSON(&buf, n, 0); err != nil {
+	budget := maxJSONNodes
+	if err := writeJSON(&buf, n, 0, &budget); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
 }
 
-func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
-	if depth > 100 {
-		return fmt.Errorf("line %d: nesting is too deep", n.Line)
-	}
+func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) error {
 	n = Resolve(n)
+	if n == nil {
+		buf.WriteString("null")
+		return nil
+	}
+	if depth > 100 {
+		return nodeErrorf(n, "nesting is too deep")
+	}
+	if *budget--; *budget < 0 {
+		return nodeErrorf(n, "too many values (aliases expand to more than %d)", maxJSONNodes)
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		buf.WriteByte('{')
+		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			k, _ := json.Marshal(Resolve(n.Content[i]).Value)
+			key := Resolve(n.Content[i])
+			if key == nil || key.Kind != yaml.ScalarNode {
+				return nodeErrorf(n.Content[i], "keys must be plain names, found %s", Describe(key))
+			}
+			if seen[key.Value] {
+				return nodeErrorf(key, "duplicate key %q", key.Value)
+			}
+			seen[key.Value] = true
+			k, _ := json.Marshal(key.Value)
 			buf.Write(k)
 			buf.WriteByte(':')
-			if err := writeJSON(buf, n.Content[i+1], depth+1); err != nil {
+			if err := writeJSON(buf, n.Content[i+1], depth+1, budget); err != nil {
 				return err
 			}
 		}
@@ -242,22 +299,24 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int) error {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			if err := writeJSON(buf, c, depth+1); err != nil {
+			if err := writeJSON(buf, c, depth+1, budget); err != nil {
 				return err
 			}
 		}
 		buf.WriteByte(']')
 	case yaml.ScalarNode:
 		var v any
-		if err := n.Decode(&v); err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
+		if n.Tag == "!!timestamp" {
+			v = n.Value // as written, not reformatted by time.Time
+		} else if err := n.Decode(&v); err != nil {
+			return nodeErrorf(n, "%v", err)
 		}
 		if f, ok := v.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			return fmt.Errorf("line %d: %q has no JSON form", n.Line, n.Value)
+			return nodeErrorf(n, "%q has no JSON form", n.Value)
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
+			return nodeErrorf(n, "%v", err)
 		}
 		buf.Write(b)
 	default:

@@ -10,9 +10,11 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 
 	goccy "github.com/goccy/go-yaml"
 	goccyparser "github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctxlab/ctxlab/engine/diag"
@@ -20,7 +22,8 @@ import (
 
 var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-// Parse parses one YAML document and returns its root node (nil for an empty document).
+// Parse parses one YAML document and returns its root node (nil for an empty document, or
+// one that holds only null, like a lone `---`).
 // A syntax error is a *diag.Error with the line and column of the problem.
 func Parse(file string, data []byte) (*yaml.Node, error) {
 	var doc yaml.Node
@@ -30,8 +33,16 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 			return nil, nil
 		}
 		// yaml.v3 rejects some valid YAML; goccy/go-yaml reads it, or says where it is wrong.
-		if n, gerr := parseGoccy(data); gerr == nil {
+		n, gerr := parseGoccy(data)
+		var pe *posError
+		switch {
+		case gerr == nil:
+			if IsNull(n) {
+				return nil, nil
+			}
 			return n, nil
+		case errors.As(gerr, &pe):
+			return nil, diag.Errorf(file, pe.line, pe.col, "%s", pe.msg)
 		}
 		return nil, syntaxError(file, data, err)
 	}
@@ -39,7 +50,7 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 	if err := dec.Decode(&extra); err == nil {
 		return nil, diag.Errorf(file, extra.Line, extra.Column, "expected one YAML document, found a second one")
 	}
-	if len(doc.Content) == 0 {
+	if len(doc.Content) == 0 || IsNull(doc.Content[0]) {
 		return nil, nil
 	}
 	return doc.Content[0], nil
@@ -51,7 +62,12 @@ func syntaxError(file string, data []byte, err error) error {
 	_, perr := goccyparser.ParseBytes(data, 0)
 	var se *goccy.SyntaxError
 	if errors.As(perr, &se) && se.Token != nil && se.Token.Position != nil {
-		return diag.Errorf(file, se.Token.Position.Line, se.Token.Position.Column, "invalid YAML: %s", se.Message)
+		tk := se.Token
+		if strings.HasPrefix(se.Message, "mapping value is not allowed") && tk.Next != nil &&
+			tk.Next.Type == token.MappingValueType && tk.Next.Position != nil {
+			tk = tk.Next // the ':', not the start of the (multi-line) scalar before it
+		}
+		return diag.Errorf(file, tk.Position.Line, tk.Position.Column, "invalid YAML: %s", se.Message)
 	}
 	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {
 		line, _ := strconv.Atoi(m[1])

@@ -1,0 +1,1 @@
+CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT);

@@ -274,6 +274,36 @@ func BenchmarkBranchSwitch10k(b *testing.B) {
 				}
 			}
 		})
+		// The first switch to a branch the session has not visited reads what differs.
+		b.Run("first-visit-"+fork, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s, err := eng.Open(ctx, "big-1")
+				if err != nil {
+					b.Fatal(err)
+				}
+				if s.Branch() != "main" {
+					if err := s.Switch(ctx, "main"); err != nil {
+						b.Fatal(err)
+					}
+					if s, err = eng.Open(ctx, "big-1"); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				if err := s.Switch(ctx, fork); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			s, err := eng.Open(ctx, "big-1")
+			if err == nil {
+				err = s.Switch(ctx, "main")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		})
 	}
 }
 

@@ -22,15 +22,12 @@ type Store interface {
 	CreateChat(ctx context.Context, c chat.Chat) error
 	Chat(ctx context.Context, id string) (chat.Chat, error)
 	Branch(ctx context.Context, chatID, name string) (chat.Branch, error)
-	// Path returns the messages from the root to head.
-	Path(ctx context.Context, chatID, head string) ([]chat.Message, error)
-	// PathTail walks from head towards the root and stops before the first message known
-	// returns true for (the fork, which it returns); it returns the messages walked in path
-	// order.
-	PathTail(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, string, error)
-	// PathTurns returns the turns of a path, in path order. Light records (ids, number,
-	// fired reminders) are enough.
-	PathTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error)
+	// PathWithTurns walks from head towards the root and stops before the first message
+	// known returns true for (the fork, which it returns; known nil walks to the root). It
+	// returns the messages walked and the turn records of its assistant messages, both in
+	// path order. Light turn records (ID, Number, UserMessageID, AssistantMessageID, Fired)
+	// are enough.
+	PathWithTurns(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, []chat.Turn, string, error)
 	// Turn returns a complete turn record.
 	Turn(ctx context.Context, chatID, turnID string) (chat.Turn, error)
 	ChatUsage(ctx context.Context, chatID string) (chat.Usage, error)

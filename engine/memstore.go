@@ -135,12 +135,17 @@ func (m *MemStore) Branch(ctx context.Context, chatID, name string) (chat.Branch
 	return chat.Branch{}, memNotFound("chat %q: branch %q", chatID, name)
 }
 
-// Path returns the messages from the root to head.
-func (m *MemStore) Path(ctx context.Context, chatID, head string) ([]chat.Message, error) {
+// PathWithTurns walks from head towards the root, stopping before the first message
+// known returns true for (nil: none), and returns the messages walked and their turns in
+// path order, and the fork.
+func (m *MemStore) PathWithTurns(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, []chat.Turn, string, error) {
+	if known == nil {
+		known = func(string) bool { return false }
+	}
 	var rev []chat.Message
 	id := head
 	m.mu.Lock()
-	for id != "" {
+	for id != "" && !known(id) {
 		msg, ok := m.messages[id]
 		if !ok {
 			break
@@ -149,46 +154,38 @@ func (m *MemStore) Path(ctx context.Context, chatID, head string) ([]chat.Messag
 		id = msg.ParentID
 	}
 	m.mu.Unlock()
-	var out []chat.Message
-	if id != "" {
-		if m.base == nil {
-			return nil, memNotFound("chat %q: message %q", chatID, id)
+	var path []chat.Message
+	var turns []chat.Turn
+	fork := ""
+	switch {
+	case id == "":
+	case known(id):
+		fork = id
+	case m.base == nil:
+		return nil, nil, "", memNotFound("chat %q: message %q", chatID, id)
+	default:
+		var err error
+		if path, turns, fork, err = m.base.PathWithTurns(ctx, chatID, id, known); err != nil {
+			return nil, nil, "", err
 		}
-		base, err := m.base.Path(ctx, chatID, id)
-		if err != nil {
-			return nil, err
-		}
-		out = base
 	}
 	for i := len(rev) - 1; i >= 0; i-- {
-		out = append(out, rev[i])
+		path = append(path, rev[i])
 	}
-	return out, nil
-}
-
-// PathTurns returns the turns whose assistant message is on path, in path order.
-func (m *MemStore) PathTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
-	var out []chat.Turn
-	if m.base != nil {
-		base, err := m.base.PathTurns(ctx, chatID, path)
-		if err != nil {
-			return nil, err
-		}
-		out = base
-	}
-	pos := make(map[string]int, len(path))
-	for i := range path {
-		pos[path[i].ID] = i
+	pos := make(map[string]int, len(rev))
+	for i := range rev {
+		pos[rev[i].ID] = i
 	}
 	m.mu.Lock()
+	var mine []chat.Turn
 	for _, t := range m.turns[chatID] {
 		if _, ok := pos[t.AssistantMessageID]; ok {
-			out = append(out, t)
+			mine = append(mine, t)
 		}
 	}
 	m.mu.Unlock()
-	sort.SliceStable(out, func(i, j int) bool { return pos[out[i].AssistantMessageID] < pos[out[j].AssistantMessageID] })
-	return out, nil
+	sort.SliceStable(mine, func(i, j int) bool { return pos[mine[i].AssistantMessageID] > pos[mine[j].AssistantMessageID] })
+	return path, append(turns, mine...), fork, nil
 }
 
 // ChatUsage sums the usage of every turn of the chat.
@@ -332,38 +329,8 @@ func (m *MemStore) Turn(ctx context.Context, chatID, turnID string) (chat.Turn, 
 	return chat.Turn{}, memNotFound("chat %q: turn %q", chatID, turnID)
 }
 
-// PathTail walks from head towards the root and stops before the first message known
-// returns true for; it returns the messages walked in path order and the fork.
-func (m *MemStore) PathTail(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, string, error) {
-	var rev []chat.Message
-	id := head
-	m.mu.Lock()
-	for id != "" && !known(id) {
-		msg, ok := m.messages[id]
-		if !ok {
-			break
-		}
-		rev = append(rev, msg)
-		id = msg.ParentID
-	}
-	m.mu.Unlock()
-	var out []chat.Message
-	fork := ""
-	switch {
-	case id == "":
-	case known(id):
-		fork = id
-	case m.base == nil:
-		return nil, "", memNotFound("chat %q: message %q", chatID, id)
-	default:
-		base, f, err := m.base.PathTail(ctx, chatID, id, known)
-		if err != nil {
-			return nil, "", err
-		}
-		out, fork = base, f
-	}
-	for i := len(rev) - 1; i >= 0; i-- {
-		out = append(out, rev[i])
-	}
-	return out, fork, nil
+// Path returns the messages from the root to head.
+func (m *MemStore) Path(ctx context.Context, chatID, head string) ([]chat.Message, error) {
+	path, _, _, err := m.PathWithTurns(ctx, chatID, head, nil)
+	return path, err
 }

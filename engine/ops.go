@@ -72,7 +72,7 @@ func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*Tu
 		s.view = old
 		return nil, err
 	}
-	s.chat.ActiveBranch = name
+	s.setView(s.view)
 	return res, err
 }
 
@@ -126,7 +126,7 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 		s.view = old
 		return nil, err
 	}
-	s.chat.ActiveBranch = name
+	s.setView(s.view)
 	return res, err
 }
 
@@ -195,8 +195,7 @@ func (s *Session) branchAt(ctx context.Context, id string) error {
 		return fmt.Errorf("create branch %s: %w", name, err)
 	}
 	if i := s.view.indexOf(id); i >= 0 {
-		s.view = s.view.prefix(name, i+1)
-		s.chat.ActiveBranch = name
+		s.setView(s.view.prefix(name, i+1))
 		return nil
 	}
 	return s.load(ctx, name)

@@ -27,11 +27,7 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	path, err := e.store.Path(ctx, chatID, b.Head)
-	if err != nil {
-		return fmt.Errorf("replay chat %q: %w", chatID, err)
-	}
-	turns, err := e.store.PathTurns(ctx, chatID, path)
+	path, turns, _, err := e.store.PathWithTurns(ctx, chatID, b.Head, nil)
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}

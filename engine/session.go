@@ -16,6 +16,35 @@ type Session struct {
 	chat  chat.Chat
 	view  *branchView
 	usage chat.Usage
+	// views keeps the branches visited most recently (the active one included), so that
+	// switching back and forth reads only what another writer added since.
+	views []*branchView
+}
+
+// maxViews bounds the branches a session keeps in memory.
+const maxViews = 8
+
+// setView makes v the active branch and the most recently used one.
+func (s *Session) setView(v *branchView) {
+	s.view = v
+	s.chat.ActiveBranch = v.name
+	kept := []*branchView{v}
+	for _, o := range s.views {
+		if o.name != v.name && len(kept) < maxViews {
+			kept = append(kept, o)
+		}
+	}
+	s.views = kept
+}
+
+// cached returns the kept view of a branch, or nil.
+func (s *Session) cached(name string) *branchView {
+	for _, v := range s.views {
+		if v.name == name {
+			return v
+		}
+	}
+	return nil
 }
 
 // Create saves a new chat (with its active branch, "main" unless set) and opens it.
@@ -57,37 +86,35 @@ func (e *Engine) Open(ctx context.Context, chatID string) (*Session, error) {
 	return s, nil
 }
 
-// load reads a branch into memory. Messages shared with the branch in memory are not
-// read again: only the tail after the fork is.
+// load reads a branch into memory. A branch kept from an earlier visit is reused if its
+// head has not moved; otherwise only the messages after the fork from a kept branch are
+// read.
 func (s *Session) load(ctx context.Context, name string) error {
 	b, err := s.e.store.Branch(ctx, s.chat.ID, name)
 	if err != nil {
 		return fmt.Errorf("chat %q: branch %q: %w", s.chat.ID, name, err)
 	}
-	keep := 0
-	var tail []chat.Message
-	if s.view != nil {
-		var fork string
-		tail, fork, err = s.e.store.PathTail(ctx, s.chat.ID, b.Head, func(id string) bool {
-			_, ok := s.view.index[id]
-			return ok
-		})
-		if fork != "" {
-			keep = s.view.index[fork] + 1
-		}
-	} else {
-		tail, err = s.e.store.Path(ctx, s.chat.ID, b.Head)
+	if v := s.cached(name); v != nil && v.head == b.Head {
+		s.setView(v)
+		return nil
 	}
+	var from *branchView
+	known := func(id string) bool {
+		for _, v := range s.views {
+			if _, ok := v.index[id]; ok {
+				from = v
+				return true
+			}
+		}
+		return false
+	}
+	tail, turns, fork, err := s.e.store.PathWithTurns(ctx, s.chat.ID, b.Head, known)
 	if err != nil {
 		return fmt.Errorf("chat %q: load branch %q: %w", s.chat.ID, name, err)
 	}
-	turns, err := s.e.store.PathTurns(ctx, s.chat.ID, tail)
-	if err != nil {
-		return fmt.Errorf("chat %q: load turns of branch %q: %w", s.chat.ID, name, err)
-	}
 	var v *branchView
-	if s.view != nil {
-		v = s.view.prefix(name, keep)
+	if fork != "" && from != nil {
+		v = from.prefix(name, from.index[fork]+1)
 	} else {
 		v = newBranchView(name, nil, nil)
 	}
@@ -97,8 +124,7 @@ func (s *Session) load(ctx context.Context, name string) error {
 	for i := range turns {
 		v.addTurn(&turns[i])
 	}
-	s.view = v
-	s.chat.ActiveBranch = name
+	s.setView(v)
 	return nil
 }
 

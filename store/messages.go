@@ -123,28 +123,40 @@ func loadPath(ctx context.Context, q querier, chatID, head string) ([]chat.Messa
 // order. With known set, the walk stops before the first message for which known is true
 // (the fork), which it returns; SQLite computes the walk lazily, so the rest is never read.
 func walkPath(ctx context.Context, q querier, chatID, head string, known func(id string) bool) ([]chat.Message, string, error) {
+	ms, _, fork, err := walk(ctx, q, chatID, head, known, false)
+	return ms, fork, err
+}
+
+// walk is walkPath that also returns, with withTurns, the light turn record of each
+// assistant message walked (joined in the same query: one pass instead of a scan of the
+// chat's turns), in path order.
+func walk(ctx context.Context, q querier, chatID, head string, known func(id string) bool, withTurns bool) ([]chat.Message, []chat.Turn, string, error) {
 	if head == "" {
-		return nil, "", nil
+		return nil, nil, "", nil
 	}
 	var pk int64
 	var depth int
 	err := q.QueryRowContext(ctx, "SELECT pk, depth FROM messages WHERE chat_id = ? AND id = ?", chatID, head).Scan(&pk, &depth)
 	if err == sql.ErrNoRows {
-		return nil, "", notFoundf("chat %q: message %q not found", chatID, head)
+		return nil, nil, "", notFoundf("chat %q: message %q not found", chatID, head)
 	}
 	if err != nil {
-		return nil, "", dbErr(ctx, err, "load path")
+		return nil, nil, "", dbErr(ctx, err, "load path")
 	}
 	// The walk follows parent_pk (rowid lookups); the queue holds only rowids.
+	cols := pathCols
+	if withTurns {
+		cols += ", m.turn_id, m.turn_number, m.turn_fired" // see migration 0002
+	}
 	rows, err := q.QueryContext(ctx, `WITH RECURSIVE p(n, pk) AS (
 			SELECT 0, ?1
 			UNION ALL
 			SELECT p.n + 1, m.parent_pk FROM p JOIN messages m ON m.pk = p.pk
 			WHERE m.parent_pk IS NOT NULL AND p.n < ?2
 		)
-		SELECT `+pathCols+` FROM p JOIN messages m ON m.pk = p.pk`, pk, min(depth, maxDepth))
+		SELECT `+cols+` FROM p JOIN messages m ON m.pk = p.pk`, pk, min(depth, maxDepth))
 	if err != nil {
-		return nil, "", dbErr(ctx, err, "load path")
+		return nil, nil, "", dbErr(ctx, err, "load path")
 	}
 	fork := ""
 	var stop func(m *chat.Message) bool
@@ -157,17 +169,42 @@ func walkPath(ctx context.Context, q querier, chatID, head string, known func(id
 			return false
 		}
 	}
-	ms, err := scanMessages(ctx, rows, depth+1, stop)
+	var turns []chat.Turn
+	var extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)
+	if withTurns {
+		var tid sql.NullString
+		var num sql.NullInt64
+		var fired sql.RawBytes
+		extra = func(m *chat.Message, _ *sql.Rows) ([]any, func() error) {
+			return []any{&tid, &num, &fired}, func() error {
+				if !tid.Valid {
+					return nil
+				}
+				t := chat.Turn{ID: tid.String, ChatID: chatID, Number: int(num.Int64), AssistantMessageID: m.ID}
+				if fired != nil {
+					if err := decodeFired(fired, &t.Fired); err != nil {
+						return fmt.Errorf("turn %q: fired: %w", t.ID, err)
+					}
+				}
+				turns = append(turns, t)
+				return nil
+			}
+		}
+	}
+	ms, err := scanMessagesWith(ctx, rows, depth+1, stop, extra)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	if fork == "" && len(ms) != depth+1 {
-		return nil, "", &storeError{msg: fmt.Sprintf("chat %q: path to %q has %d messages, want %d", chatID, head, len(ms), depth+1)}
+		return nil, nil, "", &storeError{msg: fmt.Sprintf("chat %q: path to %q has %d messages, want %d", chatID, head, len(ms), depth+1)}
 	}
 	// The walk yields head first. Each parent is the message before it on the path (the
 	// walk followed parent_pk), so the query leaves parent_id out.
 	for i, j := 0, len(ms)-1; i < j; i, j = i+1, j-1 {
 		ms[i], ms[j] = ms[j], ms[i]
+	}
+	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
+		turns[i], turns[j] = turns[j], turns[i]
 	}
 	if len(ms) > 0 {
 		ms[0].ParentID = fork
@@ -175,7 +212,39 @@ func walkPath(ctx context.Context, q querier, chatID, head string, known func(id
 	for i := 1; i < len(ms); i++ {
 		ms[i].ParentID = ms[i-1].ID
 	}
-	return ms, fork, nil
+	if withTurns {
+		// A turn's user message is its assistant message's parent.
+		at := make(map[string]string, len(turns))
+		for i := 1; i < len(ms); i++ {
+			if ms[i].Role == chat.RoleAssistant {
+				at[ms[i].ID] = ms[i].ParentID
+			}
+		}
+		if len(ms) > 0 && ms[0].Role == chat.RoleAssistant {
+			at[ms[0].ID] = ms[0].ParentID
+		}
+		for i := range turns {
+			turns[i].UserMessageID = at[turns[i].AssistantMessageID]
+		}
+	}
+	return ms, turns, fork, nil
+}
+
+// PathWithTurns is PathTail (known may be nil: then it is Path) that also returns the
+// light turn records (ID, Number, UserMessageID, AssistantMessageID, Fired) of the
+// assistant messages it walked, in path order, read in the same pass: what the engine
+// needs to open a chat or switch branch. Turns that failed before any reply are not
+// among them.
+func (d *DB) PathWithTurns(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, []chat.Turn, string, error) {
+	var ms []chat.Message
+	var turns []chat.Turn
+	var fork string
+	err := d.read(ctx, func(q querier) error {
+		var err error
+		ms, turns, fork, err = walk(ctx, q, chatID, head, known, true)
+		return err
+	})
+	return ms, turns, fork, err
 }
 
 // PathTail returns the end of the path to head that a caller holding another path in
@@ -198,6 +267,13 @@ func (d *DB) PathTail(ctx context.Context, chatID, head string, known func(id st
 // scanMessages reads rows of msgCols and closes them. If stop is set and returns true for
 // a message, that message is left out and the rest is not read.
 func scanMessages(ctx context.Context, rows *sql.Rows, capHint int, stop func(m *chat.Message) bool) ([]chat.Message, error) {
+	return scanMessagesWith(ctx, rows, capHint, stop, nil)
+}
+
+// scanMessagesWith is scanMessages for rows with more columns after msgCols: extra gives
+// their destinations and a function that reads them once the message is decoded.
+func scanMessagesWith(ctx context.Context, rows *sql.Rows, capHint int, stop func(m *chat.Message) bool,
+	extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)) ([]chat.Message, error) {
 	defer rows.Close()
 	out := make([]chat.Message, 0, capHint)
 	var (
@@ -206,11 +282,18 @@ func scanMessages(ctx context.Context, rows *sql.Rows, capHint int, stop func(m 
 		role, parts, locale, reminders, created sql.RawBytes
 		interrupted                             bool
 	)
+	var m chat.Message
+	dest := []any{&id, &parent, &role, &parts, &locale, &reminders, &interrupted, &created}
+	var after func() error
+	if extra != nil {
+		more, fn := extra(&m, rows)
+		dest, after = append(dest, more...), fn
+	}
 	for rows.Next() {
-		if err := rows.Scan(&id, &parent, &role, &parts, &locale, &reminders, &interrupted, &created); err != nil {
+		if err := rows.Scan(dest...); err != nil {
 			return nil, dbErr(ctx, err, "read message")
 		}
-		m := chat.Message{ID: id, ParentID: parent.String, Role: internRole(role), Interrupted: interrupted}
+		m = chat.Message{ID: id, ParentID: parent.String, Role: internRole(role), Interrupted: interrupted}
 		if err := decodeParts(parts, &m.Parts); err != nil {
 			return nil, fmt.Errorf("message %q: parts: %w", id, err)
 		}
@@ -231,6 +314,11 @@ func scanMessages(ctx context.Context, rows *sql.Rows, capHint int, stop func(m 
 		}
 		if stop != nil && stop(&m) {
 			break
+		}
+		if after != nil {
+			if err := after(); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, m)
 	}

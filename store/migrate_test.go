@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -27,6 +28,7 @@ var migrationFixtures = []struct {
 }{
 	{0, "", ""},
 	{1, "testdata/migrate/v1.sql", "fixture"},
+	{2, "testdata/migrate/v2.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.
@@ -128,6 +130,11 @@ func checkFixtureChat(t *testing.T, d *DB, id string) {
 		tr.Reported == nil || tr.Reported.TotalTokens != 129 || tr.TTFT != time.Millisecond {
 		t.Errorf("fixture turn: got %+v, %v", tr, err)
 	}
+	path, turns, _, err := d.PathWithTurns(ctx, id, "a1", nil)
+	if err != nil || len(path) != 2 || len(turns) != 1 || turns[0].ID != "t1" || turns[0].Number != 1 ||
+		turns[0].UserMessageID != "u1" || turns[0].Fired[0].Latches[0] != "kind" {
+		t.Errorf("fixture path with turns: got %+v, %+v, %v", path, turns, err)
+	}
 	bs, err := d.Branches(ctx, id)
 	if err != nil || len(bs) != 2 || bs[1].Turns != 1 || bs[1].Head != "u2" {
 		t.Errorf("fixture branches: got %+v, %v", bs, err)
@@ -165,7 +172,7 @@ func TestOpenRefuses(t *testing.T) {
 			raw := openAt(t, path, SchemaVersion())
 			raw.Exec("PRAGMA user_version = 7")
 			raw.Close()
-		}, "database schema version 7 is newer than this ctxlab (1); upgrade ctxlab"},
+		}, fmt.Sprintf("database schema version 7 is newer than this ctxlab (%d); upgrade ctxlab", SchemaVersion())},
 		{"another application's database", func(t *testing.T, path string) {
 			raw, _ := sql.Open("sqlite", path)
 			raw.Exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')")

@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -260,6 +261,24 @@ func TestTurns(t *testing.T) {
 	fail.Turns[0].Error = "model: 500"
 	if err := db.Commit(ctx, fail); err != nil {
 		t.Fatal(err)
+	}
+
+	// PathWithTurns reads the turns of the assistant messages it walks (not the failed turn,
+	// which has none), and stops at a known message.
+	main, turns, fork, err := db.PathWithTurns(ctx, "c", "c-u4", nil)
+	if err != nil || len(main) != 5 || fork != "" {
+		t.Fatalf("PathWithTurns(main): %d messages, fork %q, %v", len(main), fork, err)
+	}
+	var light []string
+	for _, tr := range turns {
+		light = append(light, fmt.Sprintf("%s#%d %s>%s fired %d", tr.ID, tr.Number, tr.UserMessageID, tr.AssistantMessageID, len(tr.Fired)))
+	}
+	if want := []string{"c-t1#1 c-u1>c-a1 fired 1", "c-t2#2 c-u2>c-a2 fired 1"}; !reflect.DeepEqual(light, want) {
+		t.Errorf("PathWithTurns(main) turns: got %v, want %v", light, want)
+	}
+	tail, turns, fork, err := db.PathWithTurns(ctx, "c", "c-a3", func(id string) bool { return id == "c-u2" })
+	if err != nil || len(tail) != 1 || tail[0].ID != "c-a3" || fork != "c-u2" || len(turns) != 1 || turns[0].ID != "c-t3" || turns[0].UserMessageID != "c-u2" {
+		t.Errorf("PathWithTurns(main-v2 tail): got %+v, %+v, fork %q, %v", tail, turns, fork, err)
 	}
 
 	// Both ways of finding a path's turns: by message id (short paths) and by scanning the

@@ -174,7 +174,7 @@ func TestChatsCommand(t *testing.T) {
 	if len(lines) != 3 {
 		t.Fatalf("got %d lines, want a header and 2 chats:\n%s", len(lines), out)
 	}
-	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID TITLE BRANCHES TURNS TOKENS UPDATED" {
+	if f := strings.Fields(lines[0]); strings.Join(f, " ") != "ID TITLE BRANCHES TURNS TOKENS COST UPDATED" {
 		t.Errorf("got header %q", lines[0])
 	}
 	// The columns are aligned: every row starts its title where the header does.
@@ -188,7 +188,7 @@ func TestChatsCommand(t *testing.T) {
 	if !strings.HasPrefix(lines[1], otherID+" ") || !strings.HasPrefix(lines[2], "export-1 ") {
 		t.Errorf("want the newest chat first, got:\n%s", out)
 	}
-	want := regexp.MustCompile(`^export-1 +Orders & <refunds> +2 +3 +1023 +\d{4}-\d\d-\d\d \d\d:\d\d$`)
+	want := regexp.MustCompile(`^export-1 +Orders & <refunds> +2 +3 +1023 +(-|\$[0-9.]+) +\d{4}-\d\d-\d\d \d\d:\d\d$`)
 	if !want.MatchString(lines[2]) {
 		t.Errorf("got row %q, want it to match %s", lines[2], want)
 	}

@@ -22,6 +22,7 @@ type chatLine struct {
 	Messages     int        `json:"messages"` // messages on every branch
 	Tokens       int        `json:"tokens"`   // usage.total_tokens
 	Usage        chat.Usage `json:"usage"`
+	CostUSD      *float64   `json:"cost_usd,omitempty"` // absent when a model's price is unknown
 	CreatedAt    string     `json:"created_at"`
 	UpdatedAt    string     `json:"updated_at"`
 }
@@ -47,6 +48,20 @@ func (a *app) chatsCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			settings, err := a.settings(nil, true)
+			if err != nil {
+				return err
+			}
+			costs := make([]*float64, len(list))
+			for i := range list {
+				usd, known, err := chatCost(cmd.Context(), db, settings, list[i].ID)
+				if err != nil {
+					return err
+				}
+				if known {
+					costs[i] = &usd
+				}
+			}
 			w := bufio.NewWriter(a.stdout)
 			if asJSON {
 				for i := range list {
@@ -54,7 +69,7 @@ func (a *app) chatsCommand() *cobra.Command {
 					u := s.Usage
 					u.TotalTokens = u.Total()
 					if err := writeJSONLine(w, chatLine{ID: s.ID, Title: s.Title, ActiveBranch: s.ActiveBranch,
-						Branches: s.Branches, Turns: s.Turns, Messages: s.Messages, Tokens: u.TotalTokens, Usage: u,
+						Branches: s.Branches, Turns: s.Turns, Messages: s.Messages, Tokens: u.TotalTokens, Usage: u, CostUSD: costs[i],
 						CreatedAt: s.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: s.UpdatedAt.UTC().Format(time.RFC3339Nano)}); err != nil {
 						return err
 					}
@@ -70,15 +85,19 @@ func (a *app) chatsCommand() *cobra.Command {
 				return w.Flush()
 			}
 			tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTITLE\tBRANCHES\tTURNS\tTOKENS\tUPDATED")
+			fmt.Fprintln(tw, "ID\tTITLE\tBRANCHES\tTURNS\tTOKENS\tCOST\tUPDATED")
 			for i := range list {
 				s := &list[i]
 				title := oneLine(s.Title, 50)
 				if title == "" {
 					title = "(untitled)"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", s.ID, title,
-					s.Branches, s.Turns, s.Usage.Total(), s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
+				cost := "-"
+				if costs[i] != nil {
+					cost = formatUSD(*costs[i])
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, title,
+					s.Branches, s.Turns, s.Usage.Total(), cost, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -111,6 +111,9 @@ func (a *app) runCommand() *cobra.Command {
 				if priced {
 					line += " · this run " + formatUSD(cost)
 				}
+				if total, known, err := chatCost(ctx, db, settings, c.ID); err == nil && known {
+					line += " · chat " + formatUSD(total)
+				}
 				fmt.Fprintln(a.stdout, line)
 			}
 			return nil

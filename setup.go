@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,4 +92,22 @@ func newEngine(file *ctxfile.File, st engine.Store, s config.Settings) (*engine.
 			return tokens.Cost(model, u, s.PriceOverride(model))
 		},
 	})
+}
+
+// chatCost prices a chat's usage, model by model; known is false when some model that
+// used tokens has no price (the scripted model, a local model not in the table).
+func chatCost(ctx context.Context, db *store.DB, s config.Settings, chatID string) (usd float64, known bool, err error) {
+	byModel, err := db.UsageByModel(ctx, chatID)
+	if err != nil {
+		return 0, false, err
+	}
+	known = len(byModel) > 0
+	for model, u := range byModel {
+		c, ok := tokens.Cost(model, u, s.PriceOverride(model))
+		if !ok && u.Total() > 0 {
+			known = false
+		}
+		usd += c
+	}
+	return usd, known, nil
 }

@@ -117,7 +117,7 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 			return d
 		}
 	case r.Template != nil:
-		var buf bytes.Buffer
+		buf := cappedBuffer{max: maxTemplateOutput}
 		if err := r.Template.Execute(&buf, templateData(t.wc)); err != nil {
 			d.Reason, d.Detail = ReasonPredicateError, "template: "+err.Error()
 			return d
@@ -233,6 +233,23 @@ func (t *turnEval) mode(name string) predicates.Result {
 	}
 	t.modes[name] = res
 	return res
+}
+
+// maxTemplateOutput bounds what a reminder template may write: a runaway {{range}} stops
+// with an error instead of filling memory.
+const maxTemplateOutput = 64 << 10
+
+// cappedBuffer is a bytes.Buffer that refuses to grow past max bytes.
+type cappedBuffer struct {
+	bytes.Buffer
+	max int
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if b.Len()+len(p) > b.max {
+		return 0, fmt.Errorf("the template wrote more than %d KiB", b.max>>10)
+	}
+	return b.Buffer.Write(p)
 }
 
 // firstError returns the first error message in a result tree.

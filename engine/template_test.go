@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -57,5 +58,17 @@ func TestTemplateOnBranch(t *testing.T) {
 	}
 	if got := decision(t, res.Plan.Decisions, "r").Text; got != "main-v2 turn 2 of 3" {
 		t.Errorf("got %q, want main-v2 turn 2 of 3", got)
+	}
+}
+
+// TestTemplateOutputIsBounded checks that a runaway template stops with an error instead
+// of filling memory.
+func TestTemplateOutputIsBounded(t *testing.T) {
+	// 7 KB a turn: fine on the loader's sample data (turn 2), too much by turn 10.
+	h := newHarness(t, "reminders:\n  - {id: big, template: \"{{range .Turn}}{{range 700}}0123456789{{end}}{{end}}\"}\n")
+	h.sendN(9)
+	d := decision(t, h.preview("hello").Decisions, "big")
+	if d.Reason != ReasonPredicateError || !strings.Contains(d.Detail, "more than 64 KiB") {
+		t.Errorf("got %s %q, want predicate_error: the template wrote more than 64 KiB", d.Reason, d.Detail)
 	}
 }

@@ -240,3 +240,37 @@ func touchChat(ctx context.Context, tx *sql.Tx, chatID string, at time.Time, act
 	}
 	return nil
 }
+
+// UsageByModel returns a chat's usage per model name (the model each turn's request
+// named), every branch included: each turn counts its reported usage, or its estimate
+// when the server reported none, as ChatUsage does. It is what a chat's cost is priced
+// from.
+func (d *DB) UsageByModel(ctx context.Context, chatID string) (map[string]chat.Usage, error) {
+	out := map[string]chat.Usage{}
+	err := d.read(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx, `SELECT coalesce(json_extract(request, '$.model'), ''),
+			sum(CASE WHEN rep_total IS NULL THEN est_prompt ELSE rep_prompt END),
+			sum(CASE WHEN rep_total IS NULL THEN est_completion ELSE rep_completion END),
+			sum(CASE WHEN rep_total IS NULL THEN est_total ELSE rep_total END),
+			sum(CASE WHEN rep_total IS NULL THEN est_cached ELSE rep_cached END),
+			sum(CASE WHEN rep_total IS NULL THEN est_reasoning ELSE rep_reasoning END)
+			FROM turns WHERE chat_id = ? GROUP BY 1`, chatID)
+		if err != nil {
+			return dbErr(ctx, err, "load usage by model")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var model string
+			var u chat.Usage
+			if err := rows.Scan(&model, &u.PromptTokens, &u.CompletionTokens, &u.TotalTokens, &u.CachedTokens, &u.ReasoningTokens); err != nil {
+				return dbErr(ctx, err, "load usage by model")
+			}
+			if u.TotalTokens == 0 {
+				u.TotalTokens = u.PromptTokens + u.CompletionTokens
+			}
+			out[model] = u
+		}
+		return dbErr(ctx, rows.Err(), "load usage by model")
+	})
+	return out, err
+}

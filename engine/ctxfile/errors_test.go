@@ -50,7 +50,7 @@ rendrer: xml
     prompt: p
     knd: must
 `,
-		want: []string{`t.ctx.yaml:4:5: unknown key "knd" in instruction; did you mean kind or id?`},
+		want: []string{`t.ctx.yaml:4:5: unknown key "knd" in instruction; did you mean kind?`},
 	},
 	{
 		name: "unknown mode key",
@@ -925,7 +925,7 @@ reminders:
   - id: a
     template: "turn {{.Nope}} x"
 `,
-		want: []string{`t.ctx.yaml:3:23: template: unknown field .Nope; did you mean .Now?`},
+		want: []string{`t.ctx.yaml:3:23: template: unknown field .Nope (fields: .Turn, .Content, .Branch, .MessageCount, .Elapsed, .LastMessageAt, .Usage, .Now)`},
 	},
 	{
 		name: "template unknown field block",
@@ -935,7 +935,7 @@ reminders:
       line one
       turn {{.Nope}}
 `,
-		want: []string{`t.ctx.yaml:5:14: template: unknown field .Nope; did you mean .Now?`},
+		want: []string{`t.ctx.yaml:5:14: template: unknown field .Nope (fields: .Turn, .Content, .Branch, .MessageCount, .Elapsed, .LastMessageAt, .Usage, .Now)`},
 	},
 	{
 		name: "template unknown field in Usage",
@@ -967,7 +967,7 @@ reminders:
   - id: a:1
     template: "{{.Nope}}"
 `,
-		want: []string{`t.ctx.yaml:3:18: template: unknown field .Nope; did you mean .Now?`},
+		want: []string{`t.ctx.yaml:3:18: template: unknown field .Nope (fields: .Turn, .Content, .Branch, .MessageCount, .Elapsed, .LastMessageAt, .Usage, .Now)`},
 	},
 	{
 		name: "fragment reminder bad kind",

@@ -13,7 +13,7 @@ func Suggest(name string, candidates []string) []string {
 		d int
 	}
 	lname := strings.ToLower(name)
-	limit := max(2, len([]rune(name))/3)
+	limit := max(1, len([]rune(name))/3)
 	var near []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
@@ -47,24 +47,29 @@ func DidYouMean(name string, candidates []string) string {
 	return "; did you mean " + strings.Join(s, " or ") + "?"
 }
 
-// distance is the Levenshtein distance between a and b, in code points.
+// distance is the edit distance between a and b in code points, counting a swap of two
+// neighbours as one edit (optimal string alignment), so "nmae" is one edit from "name".
 func distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return d[len(ra)][len(rb)]
 }

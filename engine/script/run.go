@@ -102,7 +102,11 @@ func (r *Runner) open(ctx context.Context, s *Script) (*engine.Session, error) {
 	if title == "" && len(s.Steps) > 0 {
 		title = firstUser(s)
 	}
-	return r.Engine.Create(ctx, chat.Chat{ID: s.Chat.ID, Title: title, Metadata: s.Chat.Metadata})
+	c := chat.Chat{ID: s.Chat.ID, Title: title, Metadata: s.Chat.Metadata}
+	if len(s.Steps) > 0 {
+		c.CreatedAt = s.Steps[0].At // the script's clock, when it sets one (else now)
+	}
+	return r.Engine.Create(ctx, c)
 }
 
 func firstUser(s *Script) string {

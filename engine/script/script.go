@@ -357,7 +357,7 @@ func (p *parser) time(n *yaml.Node) time.Time {
 	if !ok {
 		return time.Time{}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05"} {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05Z07:00", "2006-01-02T15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(layout, s); err == nil {
 			return t
 		}

@@ -1,0 +1,34 @@
+package diag
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestSuggest(t *testing.T) {
+	known := []string{"name", "if", "id", "text", "template", "placement", "everyNTurns", "firstN"}
+	tests := []struct {
+		name string
+		want []string
+	}{
+		{"nmae", []string{"name"}},          // a swap is one edit
+		{"nam", []string{"name"}},           // a prefix
+		{"placment", []string{"placement"}}, // a missing letter
+		{"everyNTurn", []string{"everyNTurns"}},
+		{"EVERYNTURNS", []string{"everyNTurns"}}, // case-insensitive
+		{"zz", nil},                              // two letters are not close to every two-letter name
+		{"completely-else", nil},
+	}
+	for _, tt := range tests {
+		got := Suggest(tt.name, known)
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Suggest(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	if got := DidYouMean("nmae", known); got != "; did you mean name?" {
+		t.Errorf("DidYouMean = %q", got)
+	}
+}

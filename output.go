@@ -119,7 +119,11 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 		}
 		fmt.Fprintf(w, "  %-16s %s\n", "assistant:", line)
 	}
-	fmt.Fprintf(w, "  %-16s %s\n", "tokens:", tokenLine(t.Usage))
+	if t.Assistant == nil { // a preview: nothing was sent
+		fmt.Fprintf(w, "  %-16s prompt ~%d (estimated)\n", "tokens:", t.Usage.Estimated.PromptTokens)
+	} else {
+		fmt.Fprintf(w, "  %-16s %s\n", "tokens:", tokenLine(t.Usage))
+	}
 	if t.Error != "" {
 		fmt.Fprintf(w, "  %-16s %s\n", "error:", t.Error)
 	}

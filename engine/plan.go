@@ -42,6 +42,14 @@ type Estimate struct {
 	Tools        int `json:"tools"`
 	Framing      int `json:"framing"`
 	Total        int `json:"total"`
+	// EachFragment sizes each top-level fragment of the system prompt, rendered alone.
+	EachFragment []FragmentTokens `json:"each_fragment,omitempty"`
+}
+
+// FragmentTokens is the estimated size of one fragment of the system prompt.
+type FragmentTokens struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
 }
 
 // Preview plans the turn that would send in now, without sending or saving anything.
@@ -174,6 +182,7 @@ func (s *Session) estimate(p *Plan, instr string, ds *decisions, userTokens, his
 	c := s.e.cache
 	var est Estimate
 	est.Fragments = c.count(c.fragments)
+	est.EachFragment = c.eachFragment()
 	est.Instructions = c.count(instr)
 	if s.e.file.ExplainReminders {
 		est.Instructions += c.count(explanation)

@@ -2,6 +2,7 @@ package predicates
 
 import (
 	"fmt"
+	"github.com/ctxlab/ctxlab/engine/diag"
 	"math"
 	"slices"
 	"sort"
@@ -623,7 +624,7 @@ func buildElapsedExceeds(c *callCtx) (Predicate, error) {
 // unknownPredicate builds the message for an unknown name, with the nearest known names.
 func unknownPredicate(name string) string {
 	msg := "unknown predicate " + strconv.Quote(name)
-	if near := nearest(name, Names()); len(near) > 0 {
+	if near := diag.Suggest(name, Names()); len(near) > 0 {
 		return msg + "; did you mean " + orList(near) + "?"
 	}
 	return msg + "; known predicates: " + strings.Join(Names(), ", ")

@@ -68,7 +68,7 @@ rendrer: xml
     result: r
     params: {}
 `,
-		want: []string{`t.ctx.yaml:4:5: unknown key "params" in tool (known keys: description, error, name, parameters, result)`},
+		want: []string{`t.ctx.yaml:4:5: unknown key "params" in tool; did you mean parameters?`},
 	},
 	{
 		name: "unknown classifier item key",

@@ -14,15 +14,24 @@ func Suggest(name string, candidates []string) []string {
 	}
 	lname := strings.ToLower(name)
 	limit := max(1, len([]rune(name))/3)
-	var near []scored
+	var near, prefixed []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
 		d := distance(lname, lc)
-		if strings.HasPrefix(lc, lname) || strings.HasPrefix(lname, lc) {
-			d = min(d, 1)
+		if len(lname) >= 3 && (strings.HasPrefix(lc, lname) || strings.HasPrefix(lname, lc)) {
+			d = min(d, 1) // a prefix: "tool" -> toolCall, toolCalled…
 		}
-		if d <= limit {
+		switch {
+		case d <= limit:
 			near = append(near, scored{c, d})
+		case commonPrefix(lname, lc) >= 4: // "childs" -> children, when nothing is closer
+			prefixed = append(prefixed, scored{c, commonPrefix(lname, lc)})
+		}
+	}
+	if len(near) == 0 {
+		near = prefixed
+		for i := range near {
+			near[i].d = -near[i].d // the longest common prefix first
 		}
 	}
 	sort.SliceStable(near, func(i, j int) bool {
@@ -47,10 +56,34 @@ func DidYouMean(name string, candidates []string) string {
 	return "; did you mean " + strings.Join(s, " or ") + "?"
 }
 
+// commonPrefix returns the length in bytes of the common prefix of a and b.
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// Hint is DidYouMean, or, when nothing is near, " (WHAT: every candidate)" in order.
+func Hint(name string, candidates []string, what string) string {
+	if s := DidYouMean(name, candidates); s != "" {
+		return s
+	}
+	return " (" + what + ": " + strings.Join(candidates, ", ") + ")"
+}
+
 // distance is the edit distance between a and b in code points, counting a swap of two
 // neighbours as one edit (optimal string alignment), so "nmae" is one edit from "name".
+// Names longer than 64 code points are only ever equal or far apart.
 func distance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		if a == b {
+			return 0
+		}
+		return 1 << 20
+	}
 	d := make([][]int, len(ra)+1)
 	for i := range d {
 		d[i] = make([]int, len(rb)+1)

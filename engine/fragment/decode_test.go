@@ -305,12 +305,12 @@ func TestNearest(t *testing.T) {
 		{"qqqqqqq", []string{}},
 	}
 	for _, tt := range tests {
-		got := nearest(tt.got, Kinds())
+		got := diag.Suggest(tt.got, Kinds())
 		if len(got) == 0 && len(tt.want) == 0 {
 			continue
 		}
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("nearest(%q) = %v, want %v", tt.got, got, tt.want)
+			t.Errorf("diag.Suggest(%q, Kinds()) = %v, want %v", tt.got, got, tt.want)
 		}
 	}
 }

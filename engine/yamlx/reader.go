@@ -106,12 +106,9 @@ func (r *Reader) Fields(n *yaml.Node, what string, known ...string) (Fields, boo
 }
 
 func knownHint(name string, known []string) string {
-	if s := diag.DidYouMean(name, known); s != "" {
-		return s
-	}
 	sorted := append([]string(nil), known...)
 	sort.Strings(sorted)
-	return " (known keys: " + strings.Join(sorted, ", ") + ")"
+	return diag.Hint(name, sorted, "known keys")
 }
 
 func contains(list []string, s string) bool {

@@ -478,7 +478,7 @@ func TestParseErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top key", "defaults: {}\n",
-			`cfg.yaml:1:1: unknown key "defaults" in the config file (known keys: default_profile, profiles)`},
+			`cfg.yaml:1:1: unknown key "defaults" in the config file; did you mean default_profile?`},
 		{"unknown profile key", "profiles:\n  p:\n    temprature: 1\n",
 			`cfg.yaml:3:5: unknown key "temprature" in profile p; did you mean temperature?`},
 		{"api key in the file", "profiles:\n  p:\n    api_key: sk-123\n",

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,109 +21,15 @@ import (
 	"github.com/ctxlab/ctxlab/store"
 )
 
-// The -update flag may be declared by another test file of the package: declare it only
-// if it is not (package-level variables are set before init functions run).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-func expUpdating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
 const expScript = "testdata/cli/export.script.yaml"
-
-// expResult is what one run of the command line gave.
-type expResult struct {
-	code           int
-	stdout, stderr string
-}
-
-// expRun runs the command line in process, as the binary would.
-func expRun(t testing.TB, args ...string) expResult {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, strings.NewReader(""), &out, &errOut)
-	return expResult{code, out.String(), errOut.String()}
-}
-
-// expIsolate keeps the user's environment and config files out of a test.
-func expIsolate(t *testing.T) {
-	t.Helper()
-	for _, k := range []string{"OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_MODEL", "CTXLAB_DB", "CTXLAB_CONFIG"} {
-		t.Setenv(k, "")
-	}
-	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-}
-
-// expMustRun runs the command line and fails the test unless it exits with 0.
-func expMustRun(t testing.TB, args ...string) string {
-	t.Helper()
-	r := expRun(t, args...)
-	if r.code != exitOK {
-		t.Fatalf("ctxlab %s: exit %d, stderr:\n%s", strings.Join(args, " "), r.code, r.stderr)
-	}
-	return r.stdout
-}
 
 // expScriptDB returns a database holding the chat of the export script.
 func expScriptDB(t *testing.T) string {
 	t.Helper()
-	expIsolate(t)
+	isolateCtxlabEnv(t)
 	db := filepath.Join(t.TempDir(), "ctxlab.db")
-	expMustRun(t, "run", expScript, "--db", db)
+	mustRunCtxlab(t, "run", expScript, "--db", db)
 	return db
-}
-
-var (
-	expUUIDRE   = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
-	expCallIDRE = regexp.MustCompile(`call_[0-9a-f]{12}`)
-)
-
-// expNormaliseIDs replaces each distinct UUID and tool call id with a placeholder numbered in
-// order of first appearance, so goldens hold no random ids.
-func expNormaliseIDs(s string) string {
-	for _, x := range []struct {
-		re   *regexp.Regexp
-		name string
-	}{{expUUIDRE, "uuid"}, {expCallIDRE, "call"}} {
-		seen := map[string]string{}
-		s = x.re.ReplaceAllStringFunc(s, func(id string) string {
-			if p, ok := seen[id]; ok {
-				return p
-			}
-			p := fmt.Sprintf("<%s-%d>", x.name, len(seen)+1)
-			seen[id] = p
-			return p
-		})
-	}
-	return s
-}
-
-// expGolden compares got with testdata/cli/golden/name, or rewrites it with -update.
-func expGolden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "cli", "golden", name)
-	if expUpdating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run go test -update): %v", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run go test -update to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 // expDBState is every chat of a database, exported, in list order: two states are equal when
@@ -157,19 +62,19 @@ func expDBState(t *testing.T, path string) string {
 func TestChatsCommand(t *testing.T) {
 	db := expScriptDB(t)
 	empty := filepath.Join(t.TempDir(), "empty.db")
-	if got := expMustRun(t, "chats", "--db", empty); got != "no chats yet\n" {
+	if got := mustRunCtxlab(t, "chats", "--db", empty); got != "no chats yet\n" {
 		t.Errorf("chats of an empty database: got %q, want %q", got, "no chats yet\n")
 	}
-	if got := expMustRun(t, "chats", "--db", empty, "--json"); got != "" {
+	if got := mustRunCtxlab(t, "chats", "--db", empty, "--json"); got != "" {
 		t.Errorf("chats --json of an empty database: got %q, want nothing", got)
 	}
 
 	// A second chat, updated earlier: listed after the first.
 	other := filepath.Join(t.TempDir(), "other.json")
 	expWriteFile(t, other, `[{"role":"user","content":"penguins on ice"},{"role":"assistant","content":"Brr."}]`)
-	otherID := strings.TrimSpace(expMustRun(t, "import", other, "--db", db))
+	otherID := strings.TrimSpace(mustRunCtxlab(t, "import", other, "--db", db))
 
-	out := expMustRun(t, "chats", "--db", db)
+	out := mustRunCtxlab(t, "chats", "--db", db)
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 3 {
 		t.Fatalf("got %d lines, want a header and 2 chats:\n%s", len(lines), out)
@@ -194,7 +99,7 @@ func TestChatsCommand(t *testing.T) {
 	}
 
 	// --json: one object per line, with what the table shows.
-	out = expMustRun(t, "chats", "--db", db, "--json")
+	out = mustRunCtxlab(t, "chats", "--db", db, "--json")
 	lines = strings.Split(strings.TrimRight(out, "\n"), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("got %d JSON lines, want 2:\n%s", len(lines), out)
@@ -220,7 +125,7 @@ func TestChatsCommand(t *testing.T) {
 
 	// The tokens are the sum of the counted usage of every turn, on every branch.
 	var e store.Export
-	if err := json.Unmarshal([]byte(expMustRun(t, "export", "export-1", "--db", db)), &e); err != nil {
+	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
 	var u chat.Usage
@@ -246,7 +151,7 @@ func TestChatsCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run("search "+tt.search, func(t *testing.T) {
-			out := expMustRun(t, "chats", "--db", db, "--search", tt.search, "--json")
+			out := mustRunCtxlab(t, "chats", "--db", db, "--search", tt.search, "--json")
 			var got []string
 			for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
 				var c chatLine
@@ -263,7 +168,7 @@ func TestChatsCommand(t *testing.T) {
 			}
 		})
 	}
-	if got, want := expMustRun(t, "chats", "--db", db, "--search", "zebra"), "no chats match \"zebra\"\n"; got != want {
+	if got, want := mustRunCtxlab(t, "chats", "--db", db, "--search", "zebra"), "no chats match \"zebra\"\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
@@ -277,27 +182,27 @@ func expWriteFile(t testing.TB, path, s string) {
 
 func TestExportImportExportIsIdentical(t *testing.T) {
 	db := expScriptDB(t)
-	first := expMustRun(t, "export", "export-1", "--db", db, "--format", "json")
+	first := mustRunCtxlab(t, "export", "export-1", "--db", db, "--format", "json")
 	if !strings.HasPrefix(first, "{\n  \"format\": \"ctxlab-chat\",\n  \"version\": 1,") {
 		t.Errorf("export does not start as a ctxlab export:\n%.200s", first)
 	}
 	file := filepath.Join(t.TempDir(), "export-1.json")
-	expMustRun(t, "export", "export-1", "--db", db, "--out", file) // json is the default format
+	mustRunCtxlab(t, "export", "export-1", "--db", db, "--out", file) // json is the default format
 	if got := expReadFile(t, file); got != first {
 		t.Errorf("--out wrote other bytes than the standard output")
 	}
 
 	fresh := filepath.Join(t.TempDir(), "fresh.db")
-	if got := expMustRun(t, "import", file, "--db", fresh); got != "export-1\n" {
+	if got := mustRunCtxlab(t, "import", file, "--db", fresh); got != "export-1\n" {
 		t.Errorf("import printed %q, want %q", got, "export-1\n")
 	}
-	second := expMustRun(t, "export", "export-1", "--db", fresh, "--format", "json")
+	second := mustRunCtxlab(t, "export", "export-1", "--db", fresh, "--format", "json")
 	if second != first {
 		t.Errorf("export, import, export differs:\n--- first\n%s\n--- second\n%s", first, second)
 	}
 	for _, f := range []string{"markdown", "openai"} {
-		a := expMustRun(t, "export", "export-1", "--db", db, "--format", f)
-		b := expMustRun(t, "export", "export-1", "--db", fresh, "--format", f)
+		a := mustRunCtxlab(t, "export", "export-1", "--db", db, "--format", f)
+		b := mustRunCtxlab(t, "export", "export-1", "--db", fresh, "--format", f)
 		if a != b {
 			t.Errorf("%s export of the imported chat differs", f)
 		}
@@ -305,14 +210,14 @@ func TestExportImportExportIsIdentical(t *testing.T) {
 
 	// The same id again is refused, with a hint; --new-id imports it beside.
 	before := expDBState(t, fresh)
-	r := expRun(t, "import", file, "--db", fresh)
+	r := runCtxlab(t, "import", file, "--db", fresh)
 	if r.code != exitFailure || !strings.Contains(r.stderr, `chat "export-1" already exists`) || !strings.Contains(r.stderr, "--new-id") {
 		t.Errorf("second import: got exit %d, stderr %q; want 1 and a hint at --new-id", r.code, r.stderr)
 	}
 	if expDBState(t, fresh) != before {
 		t.Error("a refused import changed the database")
 	}
-	id := strings.TrimSpace(expMustRun(t, "import", file, "--db", fresh, "--new-id"))
+	id := strings.TrimSpace(mustRunCtxlab(t, "import", file, "--db", fresh, "--new-id"))
 	if !uuidRE.MatchString(id) || len(id) != 36 {
 		t.Fatalf("import --new-id printed %q, want a UUID", id)
 	}
@@ -324,7 +229,7 @@ func TestExportImportExportIsIdentical(t *testing.T) {
 	if err := e.WithChatID(id).Encode(&want); err != nil {
 		t.Fatal(err)
 	}
-	if got := expMustRun(t, "export", id, "--db", fresh); got != want.String() {
+	if got := mustRunCtxlab(t, "export", id, "--db", fresh); got != want.String() {
 		t.Errorf("the chat imported under a new id is not the export with that id:\n%s", got)
 	}
 }
@@ -345,18 +250,18 @@ func TestExportGoldens(t *testing.T) {
 		{"openai", "export.openai.golden"},
 	} {
 		t.Run(tt.format, func(t *testing.T) {
-			out := expMustRun(t, "export", "export-1", "--db", db, "--format", tt.format)
-			expGolden(t, tt.golden, expNormaliseIDs(out))
+			out := mustRunCtxlab(t, "export", "export-1", "--db", db, "--format", tt.format)
+			checkGolden(t, tt.golden, normaliseIDs(out))
 		})
 	}
 	// The openai export is the history the model was sent: the request of the chat's last
 	// turn holds it, after the system message, before the new user message.
 	var e store.Export
-	if err := json.Unmarshal([]byte(expMustRun(t, "export", "export-1", "--db", db)), &e); err != nil {
+	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
 	var msgs []chat.WireMessage
-	if err := json.Unmarshal([]byte(expMustRun(t, "export", "export-1", "--db", db, "--format", "openai")), &msgs); err != nil {
+	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db, "--format", "openai")), &msgs); err != nil {
 		t.Fatal(err)
 	}
 	if n := len(msgs); n != 9 {
@@ -373,18 +278,18 @@ func TestExportGoldens(t *testing.T) {
 }
 
 func TestImportOpenAIArray(t *testing.T) {
-	expIsolate(t)
+	isolateCtxlabEnv(t)
 	db := filepath.Join(t.TempDir(), "ctxlab.db")
 	file := "testdata/cli/export-import.openai.json"
-	id := strings.TrimSpace(expMustRun(t, "import", file, "--db", db))
+	id := strings.TrimSpace(mustRunCtxlab(t, "import", file, "--db", db))
 	if !uuidRE.MatchString(id) || len(id) != 36 {
 		t.Fatalf("import printed %q, want a UUID", id)
 	}
-	if got, want := expMustRun(t, "export", id, "--db", db, "--format", "openai"), expReadFile(t, file); got != want {
+	if got, want := mustRunCtxlab(t, "export", id, "--db", db, "--format", "openai"), expReadFile(t, file); got != want {
 		t.Errorf("import then export openai differs:\n--- got\n%s\n--- want\n%s", got, want)
 	}
 	var e store.Export
-	if err := json.Unmarshal([]byte(expMustRun(t, "export", id, "--db", db)), &e); err != nil {
+	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", id, "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := e.Chat.Title, "Which orders of last week were refunded, and by whom? I need"; got != want {
@@ -412,10 +317,10 @@ func TestImportOpenAIArray(t *testing.T) {
 	}
 	// The imported chat is a chat like any other: searchable, listed, with its reminders
 	// marked in the transcript.
-	if out := expMustRun(t, "chats", "--db", db, "--search", "refunded"); !strings.Contains(out, id) {
+	if out := mustRunCtxlab(t, "chats", "--db", db, "--search", "refunded"); !strings.Contains(out, id) {
 		t.Errorf("search did not find the imported chat:\n%s", out)
 	}
-	md := expMustRun(t, "export", id, "--db", db, "--format", "markdown")
+	md := mustRunCtxlab(t, "export", id, "--db", db, "--format", "markdown")
 	for _, want := range []string{"## System prompt\n\nYou answer questions about orders.\n", "> ⟨reminder⟩ Stay concise.\n",
 		"- tool `query` `{\"sql\":\"select * from refunds\"}` → output: `permission denied`"} {
 		if !strings.Contains(md, want) {
@@ -426,7 +331,7 @@ func TestImportOpenAIArray(t *testing.T) {
 
 func TestImportRejectsBadFiles(t *testing.T) {
 	db := expScriptDB(t)
-	good := expMustRun(t, "export", "export-1", "--db", db)
+	good := mustRunCtxlab(t, "export", "export-1", "--db", db)
 	dir := t.TempDir()
 
 	// mutate returns the good export changed by fn.
@@ -496,7 +401,7 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			file := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".json")
 			expWriteFile(t, file, tt.content)
-			r := expRun(t, "import", file, "--db", db)
+			r := runCtxlab(t, "import", file, "--db", db)
 			if r.code != exitInvalid {
 				t.Errorf("got exit %d, want %d (stderr %q)", r.code, exitInvalid, r.stderr)
 			}
@@ -512,7 +417,7 @@ func TestImportRejectsBadFiles(t *testing.T) {
 			}
 		})
 	}
-	r := expRun(t, "import", filepath.Join(dir, "missing.json"), "--db", db)
+	r := runCtxlab(t, "import", filepath.Join(dir, "missing.json"), "--db", db)
 	if r.code != exitInvalid || !strings.Contains(r.stderr, "missing.json: cannot read: no such file") {
 		t.Errorf("missing file: got exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -536,7 +441,7 @@ func TestExportErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := expRun(t, append(tt.args, "--db", db)...)
+			r := runCtxlab(t, append(tt.args, "--db", db)...)
 			if r.code != tt.code || r.stderr != tt.stderr {
 				t.Errorf("got exit %d, stderr %q; want %d, %q", r.code, r.stderr, tt.code, tt.stderr)
 			}
@@ -557,7 +462,7 @@ func TestExportErrors(t *testing.T) {
 func TestExportImportNewerSchema(t *testing.T) {
 	db := expScriptDB(t)
 	good := filepath.Join(t.TempDir(), "good.json")
-	expMustRun(t, "export", "export-1", "--db", db, "--out", good)
+	mustRunCtxlab(t, "export", "export-1", "--db", db, "--out", good)
 	raw, err := sql.Open("sqlite", db)
 	if err != nil {
 		t.Fatal(err)
@@ -575,7 +480,7 @@ func TestExportImportNewerSchema(t *testing.T) {
 		{"export", "export-1", "--format", "markdown"},
 		{"import", good, "--new-id"},
 	} {
-		r := expRun(t, append(args, "--db", db)...)
+		r := runCtxlab(t, append(args, "--db", db)...)
 		if r.code != exitFailure || !strings.Contains(r.stderr, "database schema version 99 is newer than this ctxlab") ||
 			!strings.Contains(r.stderr, "upgrade ctxlab") {
 			t.Errorf("%v: got exit %d, stderr %q; want 1 and the schema version named", args, r.code, r.stderr)

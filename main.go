@@ -98,7 +98,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.flags.profile, "profile", "", "profile of the config file to use")
 	pf.StringVar(&a.flags.config, "config", "", "config file (default: $CTXLAB_CONFIG, else ctxlab/config.yaml in the user's config directory)")
 	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
-		a.chatsCommand(), a.exportCommand(), a.importCommand())
+		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand())
 	return root
 }
 

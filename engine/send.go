@@ -132,7 +132,7 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		NewHead: res.Assistant.ID, NewBranch: newBranch, Messages: msgs, Turns: []chat.Turn{res.Turn}, Activate: newBranch != nil}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
 	if err := s.e.store.Commit(context.WithoutCancel(ctx), commit); err != nil {
-		return nil, s.commitError(ctx, err)
+		return nil, s.commitError(context.WithoutCancel(ctx), err)
 	}
 	for i := range msgs {
 		m := msgs[i]

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) branchesCommand() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "branches CHAT",
+		Short: "List a chat's branches with their turn counts and heads (* marks the active one)",
+		Args:  exactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			db, err := a.openDB()
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			c, err := db.Chat(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			list, err := db.Branches(cmd.Context(), c.ID)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				for _, b := range list {
+					line := struct {
+						Name     string `json:"name"`
+						Active   bool   `json:"active"`
+						Parent   string `json:"parent,omitempty"`
+						Head     string `json:"head"`
+						Turns    int    `json:"turns"`
+						Messages int    `json:"messages"`
+					}{b.Name, b.Name == c.ActiveBranch, b.Parent, b.Head, b.Turns, b.Messages}
+					if err := writeJSONLine(a.stdout, line); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "\tBRANCH\tFROM\tTURNS\tMESSAGES\tHEAD")
+			for _, b := range list {
+				mark := ""
+				if b.Name == c.ActiveBranch {
+					mark = "*"
+				}
+				from := b.Parent
+				if from == "" {
+					from = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", mark, b.Name, from, b.Turns, b.Messages, b.Head)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per branch")
+	return cmd
+}

@@ -149,7 +149,8 @@ func bigChatExport(id string, n, forkLate, forkEarly int) store.Export {
 	})
 	const reminder = "<system-reminder>Stay concise.</system-reminder>"
 	user := "Please look at the customers table again and tell me how many signed up this week, by plan."
-	reply := strings.Repeat("Here is what the query returned, with a short explanation of each figure. ", 4)
+	// Replies as models write them: lines and quotes (escaped in the stored JSON).
+	reply := strings.Repeat("Here is what the query returned, with a \"short\" explanation of each figure:\n\n", 4)
 	turn := 0 // numbers ids across branches
 	addTurns := func(branch, parent string, count int) string {
 		for i := 0; i < count; i += 2 {

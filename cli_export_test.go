@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,12 +62,26 @@ func expDBState(t *testing.T, path string) string {
 
 func TestChatsCommand(t *testing.T) {
 	db := expScriptDB(t)
+	missing := filepath.Join(t.TempDir(), "sub", "missing.db")
+	if got, want := mustRunCtxlab(t, "chats", "--db", missing), "no chats yet (no database at "+missing+")\n"; got != want {
+		t.Errorf("chats of a database that does not exist: got %q, want %q", got, want)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("chats created %s: %v", filepath.Dir(missing), err)
+	}
 	empty := filepath.Join(t.TempDir(), "empty.db")
+	if d, err := store.Open(empty); err != nil {
+		t.Fatal(err)
+	} else {
+		d.Close()
+	}
 	if got := mustRunCtxlab(t, "chats", "--db", empty); got != "no chats yet\n" {
 		t.Errorf("chats of an empty database: got %q, want %q", got, "no chats yet\n")
 	}
-	if got := mustRunCtxlab(t, "chats", "--db", empty, "--json"); got != "" {
-		t.Errorf("chats --json of an empty database: got %q, want nothing", got)
+	for _, db := range []string{empty, missing} {
+		if got := mustRunCtxlab(t, "chats", "--db", db, "--json"); got != "" {
+			t.Errorf("chats --json of %s: got %q, want nothing", db, got)
+		}
 	}
 
 	// A second chat, updated earlier: listed after the first.
@@ -438,6 +453,11 @@ func TestExportErrors(t *testing.T) {
 		{"unknown chat, json", []string{"export", "nope"}, exitFailure, "ctxlab: chat \"nope\" not found\n"},
 		{"no chat", []string{"export"}, exitInvalid, "ctxlab: accepts 1 arg(s), received 0\n"},
 		{"chats with an argument", []string{"chats", "x"}, exitInvalid, "ctxlab: accepts 0 arg(s), received 1\n"},
+		{"unknown command", []string{"chat"}, exitInvalid, "ctxlab: unknown command \"chat\" for \"ctxlab\"\n\nDid you mean this?\n\tchats\n\n"},
+		{"missing config file", []string{"chats", "--config", "testdata/no-such-config.yaml"}, exitInvalid,
+			"ctxlab: flag --config: config file: open testdata/no-such-config.yaml: no such file or directory\n"},
+		{"bad base URL", []string{"run", expScript, "--base-url", "ftp://x"}, exitInvalid,
+			"ctxlab: flag --base-url: \"ftp://x\" is not an http(s) URL\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

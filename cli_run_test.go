@@ -11,8 +11,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -470,6 +472,8 @@ func TestRunInvalidInput(t *testing.T) {
 	}{
 		{"bad context file", []string{"run", dir + "bad-context.script.yaml"},
 			[]string{dir + "bad.ctx.yaml:6:5: ", dir + "bad.ctx.yaml:7:5: ", dir + "bad.ctx.yaml:9:11: ", "did you mean everyNTurns"}},
+		{"missing context file", []string{"run", dir + "missing-context.script.yaml"},
+			[]string{dir + "missing-context.script.yaml:2:10: context: " + dir + "no-such.ctx.yaml: no such file"}},
 		{"context flag overrides", []string{"run", "testdata/cli/latch.script.yaml", "--context", dir + "bad.ctx.yaml"},
 			[]string{dir + "bad.ctx.yaml:7:5: "}},
 		{"unknown key in script", []string{"run", dir + "bad-key.script.yaml"},
@@ -565,12 +569,22 @@ func TestRunOtherFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	noteSum := fileSum(t, notADB)
+	empty := filepath.Join(dir, "empty.db")
+	if d, err := store.Open(empty); err != nil {
+		t.Fatal(err)
+	} else {
+		d.Close()
+	}
+	missing := filepath.Join(dir, "missing", "x.db")
 	tests := []struct {
 		name   string
 		args   []string
 		stderr string
 	}{
-		{"replay of an unknown chat", []string{"replay", "no-such-chat", "--db", filepath.Join(dir, "empty.db")}, `"no-such-chat"`},
+		{"replay of an unknown chat", []string{"replay", "no-such-chat", "--db", empty}, `"no-such-chat"`},
+		{"replay from a database that does not exist", []string{"replay", "c", "--db", missing}, "no database at " + missing},
+		{"export from a database that does not exist", []string{"export", "c", "--db", missing}, "no database at " + missing},
+		{"branches of a database that does not exist", []string{"branches", "c", "--db", missing}, "no database at " + missing},
 		{"database is a directory", []string{"run", "testdata/cli/latch.script.yaml", "--db", dir}, dir},
 		{"database is not a database", []string{"run", "testdata/cli/latch.script.yaml", "--db", notADB}, "not a"},
 		{"replay from a file that is not a database", []string{"replay", "latch-1", "--db", notADB}, "not a"},
@@ -585,6 +599,9 @@ func TestRunOtherFailures(t *testing.T) {
 				t.Errorf("stderr does not name the problem (%q):\n%s", tt.stderr, r.stderr)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a read-only command created %s: %v", filepath.Dir(missing), err)
 	}
 	if got := fileSum(t, notADB); got != noteSum {
 		t.Errorf("ctxlab changed a file that is not a database")

@@ -14,7 +14,7 @@ func (a *app) branchesCommand() *cobra.Command {
 		Short: "List a chat's branches with their turn counts and heads (* marks the active one)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openDB()
+			db, err := a.openSavedDB()
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -39,7 +40,14 @@ func (a *app) chatsCommand() *cobra.Command {
 			"reminders are not searched).",
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openDB()
+			db, err := a.openSavedDB()
+			var none *noDatabaseError
+			if errors.As(err, &none) { // nothing saved yet: an empty list, and where it looked
+				if !asJSON {
+					fmt.Fprintf(a.stdout, "no chats yet (no database at %s)\n", none.path)
+				}
+				return nil
+			}
 			if err != nil {
 				return err
 			}

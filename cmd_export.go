@@ -40,7 +40,7 @@ func (a *app) exportCommand() *cobra.Command {
 			default:
 				return &usageError{fmt.Sprintf("unknown --format %q (want json, markdown or openai)", format)}
 			}
-			db, err := a.openDB()
+			db, err := a.openSavedDB()
 			if err != nil {
 				return err
 			}

@@ -36,7 +36,7 @@ func (a *app) replayCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			db, err := a.openDB()
+			db, err := a.openSavedDB()
 			if err != nil {
 				return err
 			}

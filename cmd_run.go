@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +29,9 @@ func (a *app) runCommand() *cobra.Command {
 			}
 			if contextPath == "" {
 				contextPath = sc.Context
+				if _, err := os.Stat(contextPath); contextPath != "" && errors.Is(err, fs.ErrNotExist) {
+					return diag.Errorf(sc.Path, sc.ContextAt.Line, sc.ContextAt.Col, "context: %s: no such file", contextPath)
+				}
 			}
 			if contextPath == "" {
 				return &diag.Error{File: sc.Path, Line: 1, Col: 1, Msg: "the script names no context file; add context: or give --context FILE"}

@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/llm/config"
 )
 
 func main() {
@@ -50,8 +52,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintln(stderr, "ctxlab: "+err.Error())
 	var usage *usageError
-	if errors.As(err, &usage) {
-		return exitInvalid
+	var setting *config.SettingError
+	if errors.As(err, &usage) || errors.As(err, &setting) || strings.HasPrefix(err.Error(), "unknown command ") {
+		return exitInvalid // cobra's unknown command error has no type of its own
 	}
 	return exitFailure
 }

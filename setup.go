@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -29,9 +31,6 @@ func (a *app) dbPath() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("find the data directory (use --db): %w", err)
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "ctxlab"), 0o700); err != nil {
-		return "", fmt.Errorf("create the data directory: %w", err)
-	}
 	return filepath.Join(dir, "ctxlab", "ctxlab.db"), nil
 }
 
@@ -55,14 +54,40 @@ func dataDir() (string, error) {
 	return filepath.Join(home, ".local", "share"), nil
 }
 
-// openDB opens the chat database.
+// openDB opens the chat database, creating it (and the data directory) if needed.
 func (a *app) openDB() (*store.DB, error) {
 	path, err := a.dbPath()
 	if err != nil {
 		return nil, err
 	}
+	if path != store.Memory && a.flags.db == "" && os.Getenv("CTXLAB_DB") == "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create the data directory: %w", err)
+		}
+	}
 	return store.Open(path) // its errors name the file
+}
 
+// noDatabaseError is a read-only command pointed at a database that does not exist.
+type noDatabaseError struct{ path string }
+
+func (e *noDatabaseError) Error() string {
+	return fmt.Sprintf("no database at %s (nothing saved there yet; check --db)", e.path)
+}
+
+// openSavedDB opens the chat database for a command that only reads it: a database that
+// does not exist is an error, not a new empty file (a mistyped --db creates nothing).
+func (a *app) openSavedDB() (*store.DB, error) {
+	path, err := a.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	if path != store.Memory {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, &noDatabaseError{path}
+		}
+	}
+	return store.Open(path)
 }
 
 // settings resolves the model settings; offline commands never run api_key_cmd.

@@ -207,7 +207,20 @@ func (m *MemStore) ChatUsage(ctx context.Context, chatID string) (chat.Usage, er
 }
 
 // Commit applies a step: new branch, messages, turns and head, or nothing.
-func (m *MemStore) Commit(ctx context.Context, c chat.Commit) error {
+func (m *MemStore) Commit(ctx context.Context, c chat.Commit) (err error) {
+	if c.NewChat != nil {
+		if err := m.CreateChat(ctx, *c.NewChat); err != nil {
+			return err
+		}
+		defer func() { // the chat is created with its first step, or not at all
+			if err != nil {
+				m.mu.Lock()
+				delete(m.chats, c.ChatID)
+				delete(m.branches, c.ChatID)
+				m.mu.Unlock()
+			}
+		}()
+	}
 	ch, err := m.chatCopy(ctx, c.ChatID)
 	if err != nil {
 		return err

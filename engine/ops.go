@@ -203,6 +203,12 @@ func (s *Session) branchAt(ctx context.Context, id string) error {
 
 // Switch makes another branch the active one.
 func (s *Session) Switch(ctx context.Context, name string) error {
+	if s.draft { // not saved yet: its one branch is the active one
+		if name == s.view.name {
+			return nil
+		}
+		return opError(ErrNotFound, "no branch %q", name)
+	}
 	err := s.e.store.SetActiveBranch(ctx, s.chat.ID, name)
 	if isNotFound(err) {
 		return opError(ErrNotFound, "no branch %q", name)

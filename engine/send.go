@@ -130,10 +130,15 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	}
 	commit := chat.Commit{ChatID: s.chat.ID, Branch: s.view.name, ExpectHead: s.view.head,
 		NewHead: res.Assistant.ID, NewBranch: newBranch, Messages: msgs, Turns: []chat.Turn{res.Turn}, Activate: newBranch != nil}
+	if s.draft {
+		c := s.chat
+		commit.NewChat = &c
+	}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
 	if err := s.e.store.Commit(context.WithoutCancel(ctx), commit); err != nil {
 		return nil, s.commitError(context.WithoutCancel(ctx), err)
 	}
+	s.draft = false
 	for i := range msgs {
 		m := msgs[i]
 		s.view.append(&m)
@@ -147,6 +152,9 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 
 // commitError reloads the branch after a failed commit, so the session matches the store.
 func (s *Session) commitError(ctx context.Context, err error) error {
+	if s.draft {
+		return fmt.Errorf("save turn: %w", err) // nothing saved, nothing to reload
+	}
 	if rerr := s.load(ctx, s.view.name); rerr != nil {
 		return fmt.Errorf("save turn: %w (and reload failed: %v)", err, rerr)
 	}

@@ -19,6 +19,8 @@ type Session struct {
 	// views keeps the branches visited most recently (the active one included), so that
 	// switching back and forth reads only what another writer added since.
 	views []*branchView
+	// draft marks a chat not saved yet: its first committed step creates it.
+	draft bool
 }
 
 // maxViews bounds the branches a session keeps in memory.
@@ -49,24 +51,42 @@ func (s *Session) cached(name string) *branchView {
 
 // Create saves a new chat (with its active branch, "main" unless set) and opens it.
 func (e *Engine) Create(ctx context.Context, c chat.Chat) (*Session, error) {
+	e.fillChat(&c)
+	if err := e.store.CreateChat(ctx, c); err != nil {
+		return nil, fmt.Errorf("create chat %q: %w", c.ID, err)
+	}
+	return e.Open(ctx, c.ID)
+}
+
+// Start opens a new chat without saving it: the chat is saved with its first turn, so a
+// first turn that fails leaves nothing behind. Until then the session has no branch but
+// its empty active one, and the chat is not in the store.
+func (e *Engine) Start(c chat.Chat) *Session {
+	e.fillChat(&c)
+	s := &Session{e: e, chat: c, draft: true}
+	s.setView(newBranchView(c.ActiveBranch, nil, nil))
+	return s
+}
+
+// fillChat sets a new chat's defaults: an id, the branch "main", the clock.
+func (e *Engine) fillChat(c *chat.Chat) {
 	if c.ID == "" {
 		c.ID = e.newID()
 	}
 	if c.ActiveBranch == "" {
 		c.ActiveBranch = "main"
 	}
-	now := e.now()
 	if c.CreatedAt.IsZero() {
-		c.CreatedAt = now
+		c.CreatedAt = e.now()
 	}
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedAt = c.CreatedAt
 	}
-	if err := e.store.CreateChat(ctx, c); err != nil {
-		return nil, fmt.Errorf("create chat %q: %w", c.ID, err)
-	}
-	return e.Open(ctx, c.ID)
 }
+
+// Saved reports whether the chat is in the store (false for a chat Start opened until its
+// first turn is saved).
+func (s *Session) Saved() bool { return !s.draft }
 
 // Open loads a saved chat on its active branch.
 func (e *Engine) Open(ctx context.Context, chatID string) (*Session, error) {

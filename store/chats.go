@@ -20,14 +20,23 @@ const DefaultBranch = "main"
 // c.ActiveBranch is empty) with an empty head. Zero times are set from d.Now. A chat with
 // the same id gives ErrConflict.
 func (d *DB) CreateChat(ctx context.Context, c chat.Chat) error {
-	if err := checkName("chat id", c.ID); err != nil {
+	meta, err := d.prepareChat(&c)
+	if err != nil {
 		return err
+	}
+	return d.write(ctx, func(tx *sql.Tx) error { return createChat(ctx, tx, &c, meta) })
+}
+
+// prepareChat checks a new chat, fills its defaults and encodes its metadata.
+func (d *DB) prepareChat(c *chat.Chat) (meta any, err error) {
+	if err := checkName("chat id", c.ID); err != nil {
+		return nil, err
 	}
 	if c.ActiveBranch == "" {
 		c.ActiveBranch = DefaultBranch
 	}
-	if err := checkChat(&c); err != nil {
-		return err
+	if err := checkChat(c); err != nil {
+		return nil, err
 	}
 	if c.CreatedAt.IsZero() {
 		c.CreatedAt = d.now()
@@ -35,18 +44,20 @@ func (d *DB) CreateChat(ctx context.Context, c chat.Chat) error {
 	if c.UpdatedAt.IsZero() {
 		c.UpdatedAt = c.CreatedAt
 	}
-	meta, err := encMetadata(c.Metadata)
-	if err != nil {
-		return invalidf("chat %q: metadata: %v", c.ID, err)
+	if meta, err = encMetadata(c.Metadata); err != nil {
+		return nil, invalidf("chat %q: metadata: %v", c.ID, err)
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
-		if err := insertChat(ctx, tx, &c, meta, chat.Usage{}, 0); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, "INSERT INTO branches (chat_id, name, created_at) VALUES (?, ?, ?)",
-			c.ID, c.ActiveBranch, encTime(c.CreatedAt))
-		return dbErr(ctx, err, fmt.Sprintf("chat %q: create branch %q", c.ID, c.ActiveBranch))
-	})
+	return meta, nil
+}
+
+// createChat inserts a prepared chat and its empty active branch.
+func createChat(ctx context.Context, tx *sql.Tx, c *chat.Chat, meta any) error {
+	if err := insertChat(ctx, tx, c, meta, chat.Usage{}, 0); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, "INSERT INTO branches (chat_id, name, created_at) VALUES (?, ?, ?)",
+		c.ID, c.ActiveBranch, encTime(c.CreatedAt))
+	return dbErr(ctx, err, fmt.Sprintf("chat %q: create branch %q", c.ID, c.ActiveBranch))
 }
 
 func checkChat(c *chat.Chat) error {

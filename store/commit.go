@@ -60,6 +60,19 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 	if err := checkName("chat id", c.ChatID); err != nil {
 		return err
 	}
+	var newChat *chat.Chat
+	var newMeta any
+	if c.NewChat != nil {
+		nc := *c.NewChat
+		if nc.ID != c.ChatID {
+			return invalidf("chat %q: commit creates chat %q", c.ChatID, nc.ID)
+		}
+		var err error
+		if newMeta, err = d.prepareChat(&nc); err != nil {
+			return err
+		}
+		newChat = &nc
+	}
 	if c.NewBranch != nil {
 		if c.Branch == "" {
 			c.Branch = c.NewBranch.Name
@@ -116,6 +129,11 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		at = d.now()
 	}
 	return d.write(ctx, func(tx *sql.Tx) error {
+		if newChat != nil {
+			if err := createChat(ctx, tx, newChat, newMeta); err != nil {
+				return err
+			}
+		}
 		return d.commitTx(ctx, tx, &c, turns, usage, at)
 	})
 }

@@ -134,3 +134,43 @@ func TestCommitLeavesCallerTurns(t *testing.T) {
 		t.Errorf("stored turn: branch %q chat %q, want main c", tr.Branch, tr.ChatID)
 	}
 }
+
+// TestCommitNewChat checks a chat saved with its first step: created whole, or not at all.
+func TestCommitNewChat(t *testing.T) {
+	db := storetest.MustOpen(t)
+	at := t0
+	user := chat.Message{ID: "u1", Role: chat.RoleUser, Parts: []chat.Part{chat.TextPart("hello")}, CreatedAt: at}
+	reply := chat.Message{ID: "a1", ParentID: "u1", Role: chat.RoleAssistant, Parts: []chat.Part{chat.TextPart("hi")}, CreatedAt: at}
+	first := func(id string, nc *chat.Chat) chat.Commit {
+		return chat.Commit{ChatID: id, Branch: "main", NewHead: "a1", NewChat: nc,
+			Messages: []chat.Message{user, reply},
+			Turns:    []chat.Turn{{ID: "t1", Number: 1, UserMessageID: "u1", AssistantMessageID: "a1", At: at}}}
+	}
+	if err := db.Commit(ctx, first("c", &chat.Chat{ID: "other"})); !errors.Is(err, store.ErrInvalid) {
+		t.Errorf("a commit creating another chat: got %v, want ErrInvalid", err)
+	}
+	if err := db.Commit(ctx, first("c", &chat.Chat{ID: "c", Title: "T", CreatedAt: at})); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Chat(ctx, "c")
+	if err != nil || c.Title != "T" || c.ActiveBranch != "main" {
+		t.Fatalf("got chat %+v, %v; want it saved with title T on main", c, err)
+	}
+	before := readState(t, db, "c", "hello")
+	if before.head != "a1" || before.turns != 1 || before.messages != 2 {
+		t.Errorf("got head %q, %d turns, %d messages; want a1, 1, 2", before.head, before.turns, before.messages)
+	}
+	// Creating it again fails whole: the chat exists.
+	again := first("c", &chat.Chat{ID: "c", Title: "T2", CreatedAt: at})
+	again.Messages[0].ID, again.Messages[1].ID, again.Messages[1].ParentID, again.NewHead = "u2", "a2", "u2", "a2"
+	again.Turns[0].ID, again.Turns[0].UserMessageID, again.Turns[0].AssistantMessageID = "t2", "u2", "a2"
+	if err := db.Commit(ctx, again); err == nil {
+		t.Fatal("created the same chat twice")
+	}
+	if after := readState(t, db, "c", "hello"); after != before {
+		t.Errorf("a failed creation changed the chat: %+v, want %+v", after, before)
+	}
+	if c, _ := db.Chat(ctx, "c"); c.Title != "T" {
+		t.Errorf("a failed creation changed the title to %q", c.Title)
+	}
+}

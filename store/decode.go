@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -26,24 +27,105 @@ func internRole(b []byte) chat.Role {
 func decodeParts(b []byte, parts *[]chat.Part) error {
 	const pre, post = `[{"type":"text","text":"`, `"}]`
 	if len(b) >= len(pre)+len(post) && string(b[:len(pre)]) == pre && string(b[len(b)-len(post):]) == post {
-		body := b[len(pre) : len(b)-len(post)]
-		if simpleString(body) {
-			*parts = []chat.Part{{Type: chat.PartText, Text: string(body)}}
+		if text, ok := unquote(b[len(pre) : len(b)-len(post)]); ok {
+			*parts = []chat.Part{{Type: chat.PartText, Text: text}}
 			return nil
 		}
 	}
 	return json.Unmarshal(b, parts)
 }
 
-// simpleString reports whether b is the body of a JSON string without escapes and quotes,
-// in valid UTF-8, so it is its own value.
-func simpleString(b []byte) bool {
-	for _, c := range b {
-		if c < 0x20 || c == '"' || c == '\\' {
-			return false
-		}
+// unquote decodes the body of a JSON string (the text between its quotes). It refuses
+// (ok false) what it does not decode exactly as encoding/json would: an unescaped quote or
+// control byte, a bad escape, invalid UTF-8 and unpaired surrogates (which encoding/json
+// replaces with U+FFFD).
+func unquote(b []byte) (text string, ok bool) {
+	i := 0
+	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+		i++
 	}
-	return utf8.Valid(b)
+	if i == len(b) { // no escapes: the common case, one copy
+		return string(b), utf8.Valid(b)
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		c := b[i]
+		switch {
+		case c < 0x20 || c == '"':
+			return "", false
+		case c != '\\':
+			j := i + 1
+			for j < len(b) && b[j] >= 0x20 && b[j] != '"' && b[j] != '\\' {
+				j++
+			}
+			if !utf8.Valid(b[i:j]) {
+				return "", false
+			}
+			out = append(out, b[i:j]...)
+			i = j
+			continue
+		}
+		if i+1 == len(b) {
+			return "", false
+		}
+		switch b[i+1] {
+		case '"', '\\', '/':
+			out = append(out, b[i+1])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			r, ok := hex4(b[i+2:])
+			if !ok {
+				return "", false
+			}
+			if utf16.IsSurrogate(r) {
+				lo, ok := rune(0), i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u'
+				if ok {
+					lo, ok = hex4(b[i+8:])
+				}
+				if r = utf16.DecodeRune(r, lo); !ok || r == utf8.RuneError {
+					return "", false
+				}
+				i += 6
+			}
+			out = utf8.AppendRune(out, r)
+			i += 4
+		default:
+			return "", false
+		}
+		i += 2
+	}
+	return string(out), true
+}
+
+// hex4 decodes the four hex digits at the start of b.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // decodeFired decodes a fired column. The form marshalJSON writes for ids and latches

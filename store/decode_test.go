@@ -73,3 +73,23 @@ func TestDecodeFiredRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnquote feeds raw string bodies, escapes and all, to the single-text-part decoder.
+func FuzzUnquote(f *testing.F) {
+	for _, s := range []string{`plain`, `line\nbreak \"quoted\" \\ \/ \b\f\r\t`, `\u00e9\u003c`, `\ud83d\ude00`,
+		`\ud83d`, `\ud83dx`, `\udc00\ud83d`, `\u12`, `\x`, `trailing\`, `a"b`, "tab\tin", "\xff", `\u0000`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		b := append(append([]byte(`[{"type":"text","text":"`), body...), `"}]`...)
+		var want, got []chat.Part
+		wantErr := json.Unmarshal(b, &want)
+		err := decodeParts(b, &got)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("decodeParts(%q): error %v, encoding/json: %v", b, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("decodeParts(%q): got %#v, want %#v", b, got, want)
+		}
+	})
+}

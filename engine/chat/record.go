@@ -100,4 +100,7 @@ type Commit struct {
 	Turns      []Turn
 	// Activate makes Branch the chat's active branch.
 	Activate bool
+	// NewChat, when set, creates the chat (ChatID) with its active branch in the same step:
+	// a chat saved with its first turn.
+	NewChat *Chat
 }

@@ -26,6 +26,13 @@ var errorCases = []struct {
 		want: []string{`s.yaml:1:1: the script needs turns`},
 	},
 	{
+		name: "empty turns",
+		yaml: `context: ./a.ctx.yaml
+turns: []
+`,
+		want: []string{`s.yaml:2:8: the script needs turns: turns is empty`},
+	},
+	{
 		name: "turns not a list",
 		yaml: `turns: {user: hi}
 `,

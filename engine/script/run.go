@@ -106,7 +106,7 @@ func (r *Runner) open(ctx context.Context, s *Script) (*engine.Session, error) {
 	if len(s.Steps) > 0 {
 		c.CreatedAt = s.Steps[0].At // the script's clock, when it sets one (else now)
 	}
-	return r.Engine.Create(ctx, c)
+	return r.Engine.Start(c), nil // saved with its first turn: a failed first turn leaves no chat
 }
 
 func firstUser(s *Script) string {

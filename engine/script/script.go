@@ -21,10 +21,11 @@ import (
 type Script struct {
 	Path string
 	// Context is the context file named by the script, resolved against its folder ("" if
-	// none).
-	Context string
-	Chat    ChatSpec
-	Steps   []Step
+	// none); ContextAt is where the script names it, for errors.
+	Context   string
+	ContextAt diag.Error
+	Chat      ChatSpec
+	Steps     []Step
 }
 
 // ChatSpec names the chat a script plays: an existing id continues that chat.
@@ -120,6 +121,7 @@ func (p *parser) script(root *yaml.Node, s *Script) {
 				c = filepath.Join(filepath.Dir(s.Path), c)
 			}
 			s.Context = c
+			s.ContextAt = diag.Error{File: s.Path, Line: v.Line, Col: v.Column}
 		}
 	}
 	if v := top.Get("chat"); v != nil {
@@ -135,6 +137,9 @@ func (p *parser) script(root *yaml.Node, s *Script) {
 	items, ok := p.r.Sequence(v, "turns")
 	if !ok {
 		return
+	}
+	if len(items) == 0 {
+		p.r.Errorf(v, "the script needs turns: turns is empty")
 	}
 	for _, it := range items {
 		if st, ok := p.step(it); ok {

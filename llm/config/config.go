@@ -164,6 +164,16 @@ func (s Settings) Apply(req *chat.Request) {
 	req.Seed = s.Seed.Value
 }
 
+// SettingError is a setting the user gave that cannot be used: a named config file that
+// cannot be read, a profile of no config file, an invalid base URL, a key variable that is
+// not set. It is invalid input (exit code 2), like a *diag.Error.
+type SettingError struct{ Err error }
+
+func (e *SettingError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *SettingError) Unwrap() error { return e.Err }
+
 // Resolve resolves the settings from flags, environment, config file and context file.
 // Errors: an invalid config file (a *diag.Error or diag.List: FILE:LINE:COL: message), a
 // missing config file that was named explicitly, an unknown profile, an invalid base URL,
@@ -216,7 +226,7 @@ func Resolve(in Inputs) (Settings, error) {
 	)
 	if s.BaseURL.IsSet() {
 		if err := checkURL(s.BaseURL.Value); err != nil {
-			return s, fmt.Errorf("%s: %w", s.BaseURL.Source, err)
+			return s, &SettingError{fmt.Errorf("%s: %w", s.BaseURL.Source, err)}
 		}
 	}
 	s.Temperature = first(ptr(prof.Temperature, cfgSrc), ptr(c.Temperature, ctxSrc))
@@ -243,7 +253,7 @@ func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(s
 	if name := in.Flags.APIKeyEnv; name != "" {
 		v := env(name)
 		if v == "" {
-			return fmt.Errorf("flag --api-key-env: environment variable %s is not set", name)
+			return &SettingError{fmt.Errorf("flag --api-key-env: environment variable %s is not set", name)}
 		}
 		s.APIKey = Setting[Secret]{Secret(v), "flag --api-key-env " + name}
 		return nil
@@ -259,7 +269,7 @@ func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(s
 			if in.Offline {
 				return nil
 			}
-			return fmt.Errorf("%s: api_key_env: environment variable %s is not set", cfgSrc, prof.APIKeyEnv)
+			return &SettingError{fmt.Errorf("%s: api_key_env: environment variable %s is not set", cfgSrc, prof.APIKeyEnv)}
 		}
 		s.APIKey = Setting[Secret]{Secret(v), cfgSrc + " api_key_env " + prof.APIKeyEnv}
 	case prof.APIKeyCmd != "":
@@ -310,7 +320,7 @@ func loadConfig(in Inputs, lookup func(string) (string, bool)) (*File, error) {
 	case errors.Is(err, fs.ErrNotExist) && named == "":
 		return nil, nil
 	case named != "":
-		return nil, fmt.Errorf("%s: config file: %w", named, err)
+		return nil, &SettingError{fmt.Errorf("%s: config file: %w", named, err)}
 	}
 	return nil, fmt.Errorf("config file: %w", err)
 }
@@ -319,7 +329,7 @@ func loadConfig(in Inputs, lookup func(string) (string, bool)) (*File, error) {
 func pickProfile(f *File, flag string, s *Settings, lookup func(string) (string, bool)) (*Profile, error) {
 	if flag != "" {
 		if f == nil {
-			return nil, fmt.Errorf("flag --profile %s: there is no config file", flag)
+			return nil, &SettingError{fmt.Errorf("flag --profile %s: there is no config file", flag)}
 		}
 		p := f.Profiles[flag]
 		if p == nil {

@@ -787,3 +787,142 @@ func TestReplayNeverWrites(t *testing.T) {
 		t.Errorf("a chat changed during replay")
 	}
 }
+
+// TestReplayContextMatchesRun checks that replay --context shows what the new file would
+// have sent: turn by turn, the system prompt, the request (earlier turns' reminders as the
+// new file injects them), the decisions and the estimate equal those of the same script
+// run under the new file.
+func TestReplayContextMatchesRun(t *testing.T) {
+	isolateCtxlabEnv(t)
+	const edited = "testdata/demo/support-edited.ctx.yaml"
+	recorded := filepath.Join(t.TempDir(), "recorded.db")
+	mustRunCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", recorded)
+	want := comparable(t, mustRunCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", ":memory:", "--context", edited, "--json"))
+	got := comparable(t, mustRunCtxlab(t, "replay", "demo-1", "--db", recorded, "--context", edited, "--json"))
+	if len(got) != len(want) || len(got) == 0 {
+		t.Fatalf("replay printed %d turns, the run %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("turn %d: replay --context differs from a run under the file:\nrun:    %s\nreplay: %s", i+1, clip(want[i], 400), clip(got[i], 400))
+		}
+	}
+}
+
+// comparable keeps what a plan under a context file decides of each JSON trace: system
+// prompt, request, decisions (without was) and estimate; ids numbered by appearance.
+func comparable(t *testing.T, out string) []string {
+	t.Helper()
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(normaliseIDs(out)), "\n") {
+		var tr struct {
+			SystemPrompt string            `json:"system_prompt"`
+			Request      json.RawMessage   `json:"request"`
+			Decisions    []json.RawMessage `json:"decisions"`
+			Usage        struct {
+				Estimated json.RawMessage `json:"estimated"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal([]byte(line), &tr); err != nil {
+			t.Fatal(err)
+		}
+		for i, d := range tr.Decisions {
+			var m map[string]any
+			if err := json.Unmarshal(d, &m); err != nil {
+				t.Fatal(err)
+			}
+			delete(m, "was")
+			tr.Decisions[i], _ = json.Marshal(m)
+		}
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	return lines
+}
+
+// TestReplayImportedAndRemoved checks replay of a chat imported from OpenAI messages (no
+// turn records: each user message and its reply is a turn rebuilt from the messages), and
+// that --context lists the recorded decisions the new file no longer has.
+func TestReplayImportedAndRemoved(t *testing.T) {
+	isolateCtxlabEnv(t)
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	id := strings.TrimSpace(mustRunCtxlab(t, "import", "testdata/cli/export-import.openai.json", "--db", db))
+	type replayed struct {
+		Turn         int    `json:"turn"`
+		SystemPrompt string `json:"system_prompt"`
+		NotRecorded  bool   `json:"not_recorded"`
+		Request      struct {
+			Messages []struct {
+				Role string `json:"role"`
+			} `json:"messages"`
+		} `json:"request"`
+		Decisions []struct {
+			ID    string          `json:"id"`
+			Fired bool            `json:"fired"`
+			Was   json.RawMessage `json:"was"`
+		} `json:"decisions"`
+		Removed []struct {
+			ID, Source string
+		} `json:"removed"`
+	}
+	decode := func(out string) []replayed {
+		var list []replayed
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r replayed
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatal(err)
+			}
+			list = append(list, r)
+		}
+		return list
+	}
+	plain := decode(mustRunCtxlab(t, "replay", id, "--db", db, "--json"))
+	if len(plain) != 2 {
+		t.Fatalf("replayed %d turns of the imported chat, want 2", len(plain))
+	}
+	for i, r := range plain {
+		// system, user (turn 1); system, user, assistant with tool calls, 2 tools, assistant, user (turn 2)
+		if wantMsgs := []int{2, 7}[i]; r.Turn != i+1 || !r.NotRecorded || len(r.Decisions) != 0 || len(r.Request.Messages) != wantMsgs ||
+			r.SystemPrompt != "You answer questions about orders." {
+			t.Errorf("turn %d: got %+v, want turn %d not recorded, no decisions, %d messages, the imported system prompt", i+1, r, i+1, wantMsgs)
+		}
+	}
+	latch := decode(mustRunCtxlab(t, "replay", id, "--db", db, "--json", "--context", "testdata/cli/latch.ctx.yaml"))
+	if len(latch) != 2 || len(latch[0].Decisions) == 0 || latch[0].Decisions[0].ID != "intro" || !latch[0].Decisions[0].Fired {
+		t.Fatalf("imported chat under latch.ctx.yaml: got %+v, want intro fired on turn 1", latch)
+	}
+	for _, r := range latch {
+		for _, d := range r.Decisions {
+			if d.Was != nil {
+				t.Errorf("turn %d: %s has was %s, but nothing was recorded to compare with", r.Turn, d.ID, d.Was)
+			}
+		}
+	}
+	if out := mustRunCtxlab(t, "replay", id, "--db", db); !strings.Contains(out, "no record (imported)") {
+		t.Errorf("the human replay does not say the turns have no record:\n%s", out)
+	}
+
+	// The support demo under latch.ctx.yaml: every recorded decision is gone.
+	mustRunCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", db)
+	recorded := parseTraces(t, mustRunCtxlab(t, "replay", "demo-1", "--db", db, "--json"))
+	under := decode(mustRunCtxlab(t, "replay", "demo-1", "--db", db, "--json", "--context", "testdata/cli/latch.ctx.yaml"))
+	for i, r := range under {
+		var want []string
+		for _, d := range recorded[i].Decisions {
+			want = append(want, d.Source+"/"+d.ID)
+		}
+		var got []string
+		for _, d := range r.Removed {
+			got = append(got, d.Source+"/"+d.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("turn %d: removed %v, want every recorded decision %v", r.Turn, got, want)
+		}
+	}
+	if out := mustRunCtxlab(t, "replay", "demo-1", "--db", db, "--context", "testdata/cli/latch.ctx.yaml"); !strings.Contains(out, "concise: not in the file (was ") {
+		t.Errorf("the human replay does not show removed decisions:\n%s", out)
+	}
+}

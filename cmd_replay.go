@@ -53,6 +53,7 @@ func (a *app) replayCommand() *cobra.Command {
 						changed++
 					}
 				}
+				changed += len(t.Removed)
 				if asJSON {
 					return writeJSONLine(a.stdout, t)
 				}

@@ -33,6 +33,9 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	if t.ChatID != "" {
 		fmt.Fprintf(w, " · chat %s", t.ChatID)
 	}
+	if t.NotRecorded {
+		fmt.Fprint(w, " · no record (imported): rebuilt from the messages")
+	}
 	fmt.Fprintln(w)
 	if user != "" {
 		fmt.Fprintf(w, "  %-16s %s\n", "user:", oneLine(user, 100))
@@ -99,6 +102,13 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	if len(instr) > 0 {
 		writeList(w, "instructions:", instr, "")
 	}
+	for _, r := range t.Removed {
+		fired := "held back"
+		if r.Fired {
+			fired = "fired"
+		}
+		changed = append(changed, fmt.Sprintf("%s: not in the file (was %s: %s)", r.ID, fired, r.Reason))
+	}
 	if len(changed) > 0 {
 		writeList(w, "changed:", changed, "")
 	}
@@ -148,10 +158,12 @@ func tokenLine(u engine.UsageTrace) string {
 	var line string
 	if u.Reported == nil {
 		line = fmt.Sprintf("prompt ~%d · completion ~%d (estimated; no usage reported)", est.PromptTokens, est.CompletionTokens)
+	} else if r := u.Reported; u.Difference == nil { // re-evaluated: the report was for another request
+		line = fmt.Sprintf("prompt %d reported as sent / ~%d estimated now · completion %d / ~%d",
+			r.PromptTokens, est.PromptTokens, r.CompletionTokens, est.CompletionTokens)
 	} else {
-		r := u.Reported
 		line = fmt.Sprintf("prompt %d reported / ~%d estimated (%+d) · completion %d / ~%d",
-			r.PromptTokens, est.PromptTokens, r.PromptTokens-est.PromptTokens, r.CompletionTokens, est.CompletionTokens)
+			r.PromptTokens, est.PromptTokens, *u.Difference, r.CompletionTokens, est.CompletionTokens)
 	}
 	if u.CostUSD != nil {
 		line += " · " + formatUSD(*u.CostUSD)

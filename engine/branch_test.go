@@ -413,3 +413,35 @@ func editErr(h *harness, n int) error {
 	_, err := h.s.Edit(h.ctx, n, UserInput{Text: "x", At: t0}, &Scripted{Text: "y"})
 	return err
 }
+
+// TestModeOnceLatches checks once('id') in a mode's condition: the mode is active until an
+// instruction in it is applied, then latched off on this branch.
+func TestModeOnceLatches(t *testing.T) {
+	h := newHarness(t, `
+modes: [{name: Intro, if: "once('intro')"}]
+instructions:
+  - {id: hello, mode: Intro, prompt: Introduce yourself.}
+  - {id: also, mode: Intro, if: "once('also')", prompt: Say it once more.}
+  - {id: always, prompt: Be kind.}
+`)
+	var got []string
+	for n := 1; n <= 3; n++ {
+		res := h.send("hi", at(n))
+		got = append(got, summary(decision(t, res.Plan.Decisions, "hello")))
+		if n == 1 {
+			want := []chat.Fired{{ID: "instruction:hello", Latches: []string{"intro"}},
+				{ID: "instruction:also", Latches: []string{"intro", "also"}}}
+			if !reflect.DeepEqual(res.Turn.Fired, want) {
+				t.Errorf("turn 1: got fired records %+v, want %+v", res.Turn.Fired, want)
+			}
+		}
+	}
+	const off = "hello:not_in_mode (mode Intro is not active)"
+	if want := []string{"hello:fired", off, off}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+	h.reopen() // the latch is on the branch, not in memory
+	if d := decision(t, h.send("hi", at(4)).Plan.Decisions, "hello"); d.Reason != ReasonNotInMode {
+		t.Errorf("after reopening: got %s, want not_in_mode", summary(d))
+	}
+}

@@ -175,8 +175,10 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
 		return d
 	}
+	var modeLatches []string // once('id') in the mode's condition latches with what it applies
 	if in.Mode != "" {
 		mres := t.mode(in.Mode)
+		modeLatches = mres.Latches()
 		if !mres.Value {
 			d.Trace = &mres
 			if mres.HasError() {
@@ -205,8 +207,9 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 		}
 	}
 	d.Fired = true
+	d.latches = modeLatches
 	if d.Trace != nil {
-		d.latches = d.Trace.Latches()
+		d.latches = append(d.latches[:len(d.latches):len(d.latches)], d.Trace.Latches()...)
 	}
 	if len(in.When) > 0 {
 		d.Reason = ReasonDeferredToModel

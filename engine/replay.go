@@ -12,12 +12,19 @@ import (
 // recorded turn's context file did not have.
 const ReasonNotInFile = "not_in_file"
 
-// Replay walks the active branch of a saved chat, turn by turn, and calls fn with each
-// turn's trace rebuilt from what was recorded: the request sent, the decisions, the reply
-// and the usage. With reevaluate, the decisions are those of the engine's context file,
-// evaluated offline on the same messages, clocks and usage, with counters and latches
-// following what the new file would have fired; each decision that differs from the
-// recorded one carries Was. Replay never writes to the chat.
+// Replay walks the active branch of a saved chat, turn by turn (a user message and its
+// reply), and calls fn with each turn's trace rebuilt from what was recorded: the request
+// sent, the decisions, the reply and the usage. A turn the chat holds no record of (a chat
+// imported from OpenAI messages) gets a trace rebuilt from its messages, marked
+// NotRecorded.
+//
+// With reevaluate, each turn is planned again under the engine's context file, offline, on
+// the same messages, clocks and usage: the decisions, the system prompt and the request
+// are those the new file would have produced, with earlier turns' reminders as it would
+// have injected them and counters and latches following what it fires. Each decision that
+// differs from the recorded one carries Was, and recorded decisions the new file no
+// longer has are listed in Removed. The reply, reported usage, cost and latency stay as
+// recorded. Replay never writes to the chat.
 func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn func(*Trace) error) error {
 	c, err := e.store.Chat(ctx, chatID)
 	if err != nil {
@@ -31,43 +38,50 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
+	recorded := make(map[string]*chat.Turn, len(turns)) // by assistant message
+	for i := range turns {
+		recorded[turns[i].AssistantMessageID] = &turns[i]
+	}
 	// A session over the growing prefix of the branch gives the request form of the
 	// history and, when re-evaluating, the counters of what the new file fires.
 	s := &Session{e: e, chat: c, view: newBranchView(b.Name, nil, nil)}
-	next := 0
-	for _, light := range turns {
-		uidx, aidx := -1, -1
-		for i := next; i < len(path); i++ {
-			switch path[i].ID {
-			case light.UserMessageID:
-				uidx = i
-			case light.AssistantMessageID:
-				aidx = i
+	var usage chat.Usage // the chat's usage before each turn, for unrecorded turns
+	for i := 0; i < len(path); i++ {
+		user := &path[i]
+		reply := replyTo(path, i)
+		if user.Role != chat.RoleUser || reply < 0 {
+			s.view.append(user)
+			continue
+		}
+		asst := &path[reply]
+		number := len(s.view.users) + 1
+		var t chat.Turn
+		if light := recorded[asst.ID]; light != nil {
+			if t, err = e.store.Turn(ctx, chatID, light.ID); err != nil {
+				return fmt.Errorf("replay turn %d: %w", light.Number, err)
 			}
+		} else {
+			// An imported chat keeps the system prompt it was sent with in its metadata.
+			system, _ := c.Metadata["system_prompt"].(string)
+			t = chat.Turn{Number: number, Branch: b.Name, At: user.CreatedAt, UserMessageID: user.ID,
+				AssistantMessageID: asst.ID, Request: chat.SentRequest{Model: e.model, SystemPrompt: system, ChatUsage: usage}}
 		}
-		if uidx < 0 || aidx < 0 {
-			continue // a turn without a reply on this branch
-		}
-		for ; next < uidx; next++ {
-			s.view.append(&path[next])
-		}
-		t, err := e.store.Turn(ctx, chatID, light.ID)
-		if err != nil {
-			return fmt.Errorf("replay turn %d: %w", light.Number, err)
-		}
-		user, asst := &path[uidx], &path[aidx]
 		tr, err := s.recordedTrace(&t, user, asst)
 		if err != nil {
 			return err
 		}
-		fired := t.Fired
+		tr.NotRecorded = recorded[asst.ID] == nil
+		sent, fired := user, t.Fired
 		if reevaluate {
-			fired = s.reevaluate(tr, &t, user)
+			sent, fired = s.reevaluate(tr, &t, user)
 		}
-		for ; next <= aidx; next++ {
-			s.view.append(&path[next])
+		s.view.append(sent)
+		for i++; i <= reply; i++ {
+			s.view.append(&path[i])
 		}
+		i--
 		s.view.addTurn(&chat.Turn{Number: t.Number, AssistantMessageID: asst.ID, Fired: fired})
+		usage = usage.Add(t.Counted())
 		if err := fn(tr); err != nil {
 			return err
 		}
@@ -75,10 +89,24 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	return nil
 }
 
+// replyTo returns the index of the assistant message that answers the user message at i
+// (the next message, skipping tool and system messages), or -1.
+func replyTo(path []chat.Message, i int) int {
+	for j := i + 1; j < len(path); j++ {
+		switch path[j].Role {
+		case chat.RoleAssistant:
+			return j
+		case chat.RoleUser:
+			return -1
+		}
+	}
+	return -1
+}
+
 // recordedTrace rebuilds the trace of a recorded turn; the session's view holds the
 // history before the user message.
 func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) (*Trace, error) {
-	var ds []Decision
+	ds := []Decision{}
 	if len(t.Decisions) > 0 {
 		if err := json.Unmarshal(t.Decisions, &ds); err != nil {
 			return nil, fmt.Errorf("turn %d: recorded decisions: %w", t.Number, err)
@@ -95,9 +123,11 @@ func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) (*Trace,
 	}, nil
 }
 
-// reevaluate replaces the trace's decisions with those of the engine's file for the same
-// turn, marks the changes, and returns what the new file fires (for the counters).
-func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) []chat.Fired {
+// reevaluate plans the turn again under the engine's file: it replaces the trace's
+// decisions, system prompt, request and estimate, marks what changed, and returns the
+// user message as the new file would have sent it and what the new file fires (for the
+// counters).
+func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*chat.Message, []chat.Fired) {
 	user := stripReminders(saved)
 	wc := s.whenContext(&user)
 	wc.Turn = t.Number
@@ -106,23 +136,51 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) []cha
 	wc.Usage = t.Request.ChatUsage
 	ev := turnEval{file: s.e.file, cache: s.e.cache, wc: wc, fires: s.view.fires}
 	ds := ev.decide()
+	p := &Plan{Turn: t.Number, Branch: t.Branch, At: t.At, Decisions: ds.all(), chatUsage: wc.Usage}
+	s.render(p, &user, ds)
+	// The model and its parameters are the context of the send, not of the file: kept.
+	if sr := t.Request; sr.Model != "" {
+		p.Request.Model, p.Request.Temperature, p.Request.TopP = sr.Model, sr.Temperature, sr.TopP
+		p.Request.MaxTokens, p.Request.Seed = sr.MaxTokens, sr.Seed
+	}
+
 	was := make(map[string]Decision, len(tr.Decisions))
 	for _, d := range tr.Decisions {
 		was[d.Source+"\x00"+d.ID] = d
 	}
-	all := ds.all()
-	for i := range all {
-		d := &all[i]
-		old, ok := was[d.Source+"\x00"+d.ID]
+	for i := range p.Decisions {
+		d := &p.Decisions[i]
+		key := d.Source + "\x00" + d.ID
+		old, ok := was[key]
+		delete(was, key)
 		switch {
+		case tr.NotRecorded: // nothing recorded to compare with
 		case !ok:
 			d.Was = &Was{Fired: false, Reason: ReasonNotInFile}
 		case old.Fired != d.Fired || old.Reason != d.Reason:
 			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
 		}
 	}
-	tr.Decisions = all
-	return ds.fired()
+	for _, d := range tr.Decisions { // in recorded order
+		if _, gone := was[d.Source+"\x00"+d.ID]; gone {
+			tr.Removed = append(tr.Removed, Removed{ID: d.ID, Source: d.Source, Fired: d.Fired, Reason: d.Reason})
+		}
+	}
+	tr.Decisions = p.Decisions
+	tr.SystemPrompt = p.SystemPrompt
+	tr.Request = p.Request
+	tr.Usage.Estimated = EstimatedUsage{PromptTokens: p.Estimate.Total, CompletionTokens: t.Estimated.CompletionTokens, BySource: &p.Estimate}
+	tr.Usage.Difference = nil // the report was for the request recorded, not this one
+	return &p.User, p.fired
+}
+
+// Removed is a recorded decision whose reminder or instruction the re-evaluating context
+// file no longer has.
+type Removed struct {
+	ID     string `json:"id"`
+	Source string `json:"source"`
+	Fired  bool   `json:"fired"`
+	Reason string `json:"reason"`
 }
 
 // stripReminders returns the user message as the user wrote it: the baked reminder spans

@@ -21,6 +21,8 @@ func TestTemplates(t *testing.T) {
 		{name: "elapsed", tmpl: `{{with .Elapsed}}{{.}} since the last message{{end}}`, want: []string{"-empty_text", "1m30s since the last message", "2h0m0s since the last message"}},
 		{name: "last message at", tmpl: `{{if .LastMessageAt}}Last: {{.LastMessageAt.Format "15:04:05"}}{{else}}First.{{end}}`, want: []string{"First.", "Last: 14:30:00", "Last: 14:31:30"}},
 		{name: "usage", tmpl: `{{.Usage.PromptTokens}}+{{.Usage.CompletionTokens}}={{.Usage.TotalTokens}}`, want: []string{"0+0=0", "100+20=120", "200+40=240"}},
+		{name: "usage as the spec names it", tmpl: `{{.Usage.Input}} in, {{.Usage.Output}} out, {{.Usage.Total}} in all, {{.Usage.Cached}} cached, {{.Usage.Reasoning}} reasoning`,
+			want: []string{"0 in, 0 out, 0 in all, 0 cached, 0 reasoning", "100 in, 20 out, 120 in all, 0 cached, 0 reasoning", "200 in, 40 out, 240 in all, 0 cached, 0 reasoning"}},
 		{name: "now", tmpl: `{{.Now.Format "2006-01-02 15:04:05"}}`, want: []string{"2026-03-27 14:30:00", "2026-03-27 14:31:30", "2026-03-27 16:31:30"}},
 		{name: "blank on some turns", tmpl: `{{if eq .Turn 2}}Second turn.{{end}}`, want: []string{"-empty_text", "Second turn.", "-empty_text"}},
 		{name: "run-time error", tmpl: `Last at {{.LastMessageAt.Hour}}`, want: []string{"-predicate_error", "Last at 14", "Last at 14"}},

@@ -23,6 +23,12 @@ type Trace struct {
 	Usage              UsageTrace      `json:"usage"`
 	Latency            LatencyTrace    `json:"latency_ms"`
 	Error              string          `json:"error,omitempty"`
+	// NotRecorded marks a replayed turn the chat holds no record of (an imported chat):
+	// its request is rebuilt from the messages, without decisions.
+	NotRecorded bool `json:"not_recorded,omitempty"`
+	// Removed lists, under replay --context, the recorded decisions the new file no
+	// longer has.
+	Removed []Removed `json:"removed,omitempty"`
 }
 
 // MarshalJSON writes the trace as spec/headless.md shows it, with <, > and & unescaped.
@@ -66,8 +72,11 @@ func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
 		Usage     UsageTrace      `json:"usage"`
 		Latency   LatencyTrace    `json:"latency_ms"`
 		Error     string          `json:"error,omitempty"`
+		NotRec    bool            `json:"not_recorded,omitempty"`
+		Removed   []Removed       `json:"removed,omitempty"`
 	}
-	rest, err := chat.Marshal(tail{Assistant: t.Assistant, Usage: t.Usage, Latency: t.Latency, Error: t.Error})
+	rest, err := chat.Marshal(tail{Assistant: t.Assistant, Usage: t.Usage, Latency: t.Latency, Error: t.Error,
+		NotRec: t.NotRecorded, Removed: t.Removed})
 	if err != nil {
 		return nil, err
 	}

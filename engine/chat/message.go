@@ -172,3 +172,18 @@ func (u Usage) Total() int {
 	}
 	return u.PromptTokens + u.CompletionTokens
 }
+
+// Input, Output, Cached and Reasoning name the usage as spec/predicates.md does, for
+// reminder templates ({{.Usage.Input}}, {{.Usage.Total}}, …).
+
+// Input returns the prompt tokens.
+func (u Usage) Input() int { return u.PromptTokens }
+
+// Output returns the completion tokens.
+func (u Usage) Output() int { return u.CompletionTokens }
+
+// Cached returns the cached prompt tokens.
+func (u Usage) Cached() int { return u.CachedTokens }
+
+// Reasoning returns the reasoning tokens.
+func (u Usage) Reasoning() int { return u.ReasoningTokens }

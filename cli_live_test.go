@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -860,4 +861,52 @@ func TestLiveConfigCommand(t *testing.T) {
 			t.Errorf("got exit %d, stderr %q, want 1 and no model server configured", r.code, r.stderr)
 		}
 	})
+}
+
+// TestRunNamesTheServerModel checks a server configured without a model name: one that
+// offers a single model (llama.cpp's server) is sent that one; one that offers several is
+// invalid input naming them, before anything is written.
+func TestRunNamesTheServerModel(t *testing.T) {
+	isolateCtxlabEnv(t)
+	ctx := context.Background()
+	serve := func(models ...string) *httpModel {
+		return startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+			if strings.HasSuffix(r.URL.Path, "/models") {
+				var data []string
+				for _, m := range models {
+					data = append(data, `{"id":"`+m+`","object":"model","owned_by":"local"}`)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				fmt.Fprintf(w, `{"object":"list","data":[%s]}`, strings.Join(data, ","))
+				return
+			}
+			sseStart(w)
+			sseLine(w, sseText("Hello from the local model.", "stop"))
+			sseLine(w, "[DONE]")
+		})
+	}
+
+	one := serve("qwen2.5-7b-instruct-q4_k_m.gguf")
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	r := ctxlabLive(ctx, "run", "testdata/cli/errors/no-model.script.yaml", "--base-url", one.url, "--db", db, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q, want 0", r.code, r.stderr)
+	}
+	traces, _ := liveTraces(t, r.stdout)
+	reqs := one.requests()
+	if len(traces) != 2 || len(reqs) != 2 || reqs[1]["model"] != "qwen2.5-7b-instruct-q4_k_m.gguf" ||
+		traces[1].Request.Model != "qwen2.5-7b-instruct-q4_k_m.gguf" || traces[1].Assistant.Text != "Hello from the local model." {
+		t.Errorf("got %d traces, requests %v; want the second turn sent to the server's only model", len(traces), reqs)
+	}
+
+	several := serve("llama3.2", "qwen2.5")
+	db = filepath.Join(t.TempDir(), "ctxlab.db")
+	r = ctxlabLive(ctx, "run", "testdata/cli/errors/no-model.script.yaml", "--base-url", several.url, "--db", db)
+	want := "offers 2 models (llama3.2, qwen2.5): set one with --model"
+	if r.code != exitInvalid || !strings.Contains(r.stderr, want) || r.stdout != "" {
+		t.Errorf("exit %d, stderr %q; want 2 and %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the database was created before the model was named: %v", err)
+	}
 }

@@ -48,7 +48,9 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			if needsModel(sc) && settings.Configured() && !settings.Model.IsSet() {
-				return &usageError{"turns without a scripted reply ask the model, but no model name is set: use --model, OPENAI_MODEL, a config profile or the context file's model.name"}
+				if err := nameServerModel(ctx, &settings); err != nil {
+					return err
+				}
 			}
 			db, err := a.openDB()
 			if err != nil {

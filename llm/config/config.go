@@ -113,6 +113,15 @@ func (s Settings) Configured() bool {
 	return s.BaseURL.Value != "" || s.APIKey.Value != "" || s.keyPending
 }
 
+// UseServerModel names the model when no setting does: the one model a server offers.
+// The tokenizer follows the name unless a setting chose it.
+func (s *Settings) UseServerModel(name string) {
+	s.Model = Setting[string]{name, "server " + s.Endpoint() + " (its only model)"}
+	if s.Tokenizer.Source == defaultTokenizerSource {
+		s.Tokenizer.Value = tokens.EncodingFor(name)
+	}
+}
+
 // ModelName returns the model name, or "scripted" when nothing names one.
 func (s Settings) ModelName() string {
 	if s.Model.Value == "" {
@@ -173,6 +182,9 @@ func (e *SettingError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the underlying error.
 func (e *SettingError) Unwrap() error { return e.Err }
+
+// defaultTokenizerSource is the source of a tokenizer chosen by model name.
+const defaultTokenizerSource = "default (by model name)"
 
 // Resolve resolves the settings from flags, environment, config file and context file.
 // Errors: an invalid config file (a *diag.Error or diag.List: FILE:LINE:COL: message), a
@@ -236,7 +248,7 @@ func Resolve(in Inputs) (Settings, error) {
 	if prof.Tokenizer != "" {
 		s.Tokenizer = Setting[tokens.Encoding]{prof.Tokenizer, cfgSrc}
 	} else {
-		s.Tokenizer = Setting[tokens.Encoding]{tokens.EncodingFor(s.ModelName()), "default (by model name)"}
+		s.Tokenizer = Setting[tokens.Encoding]{tokens.EncodingFor(s.ModelName()), defaultTokenizerSource}
 	}
 	if len(prof.Prices) > 0 {
 		s.Prices = Setting[map[string]tokens.Price]{prof.Prices, cfgSrc}

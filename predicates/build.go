@@ -2,7 +2,6 @@ package predicates
 
 import (
 	"fmt"
-	"github.com/ctxlab/ctxlab/engine/diag"
 	"math"
 	"slices"
 	"sort"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/diag"
 )
 
 // callCtx is a call being turned into a Predicate.
@@ -223,13 +223,12 @@ func build(n *node, env *Env) (Predicate, error) {
 	if !ok {
 		return nil, &ParseError{Offset: n.off, Msg: unknownPredicate(n.name)}
 	}
+	// The grammar sets no order: positional arguments, wherever they stand, fill the
+	// parameters in order; named ones go by name.
 	c := &callCtx{n: n, env: env}
 	for i := range n.args {
 		a := &n.args[i]
 		if a.name == "" {
-			if c.named != nil {
-				return nil, c.errf(a.val.off, "positional argument after named arguments")
-			}
 			c.pos = append(c.pos, a.val)
 			continue
 		}
@@ -621,13 +620,18 @@ func buildElapsedExceeds(c *callCtx) (Predicate, error) {
 	return ElapsedExceeds(msDuration(ms)), nil
 }
 
-// unknownPredicate builds the message for an unknown name, with the nearest known names.
+// maxNearest is how many known names an unknown predicate's message lists when none is
+// close enough for "did you mean".
+const maxNearest = 3
+
+// unknownPredicate builds the message for an unknown name, with the nearest known names:
+// "did you mean X?" for a plausible typo, else the nearest few by edit distance.
 func unknownPredicate(name string) string {
 	msg := "unknown predicate " + strconv.Quote(name)
 	if near := diag.Suggest(name, Names()); len(near) > 0 {
 		return msg + "; did you mean " + orList(near) + "?"
 	}
-	return msg + "; known predicates: " + strings.Join(Names(), ", ")
+	return msg + "; nearest known predicates: " + strings.Join(diag.Nearest(name, Names(), maxNearest), ", ")
 }
 
 // orList joins names as "a", "a or b", "a, b or c".

@@ -599,6 +599,36 @@ version: 1
 		want: []string{`t.ctx.yaml:4:23: when: unknown predicate "toolCaled"; did you mean toolCalled, toolCall or toolFailed?`},
 	},
 	{
+		name: "unknown predicate far from every name",
+		yaml: `reminders:
+  - id: a
+    text: x
+    when: and(once(), bogus())
+`,
+		want: []string{`t.ctx.yaml:4:23: when: unknown predicate "bogus"; nearest known predicates: not, once, or`},
+	},
+	{
+		name: "unknown predicate after an escaped line break",
+		yaml: `reminders:
+  - id: d
+    text: a
+    when: "and(once(), \
+      bogus())"
+`,
+		want: []string{`t.ctx.yaml:5:7: when: unknown predicate "bogus"; nearest known predicates: not, once, or`},
+	},
+	{
+		name: "unknown predicate after a folded line break",
+		yaml: `reminders:
+  - id: d
+    text: a
+    when: 'and(once(),
+
+      bogus())'
+`,
+		want: []string{`t.ctx.yaml:6:7: when: unknown predicate "bogus"; nearest known predicates: not, once, or`},
+	},
+	{
 		name: "unknown classifier none",
 		yaml: `reminders:
   - id: a

@@ -56,6 +56,27 @@ func DidYouMean(name string, candidates []string) string {
 	return "; did you mean " + strings.Join(s, " or ") + "?"
 }
 
+// Nearest returns the n candidates nearest to name by edit distance (case-insensitive),
+// closest first, ties in the order of candidates, however far they are: for messages that
+// list a few known names when Suggest has none.
+func Nearest(name string, candidates []string, n int) []string {
+	type scored struct {
+		s string
+		d int
+	}
+	lname := strings.ToLower(name)
+	all := make([]scored, len(candidates))
+	for i, c := range candidates {
+		all[i] = scored{c, distance(lname, strings.ToLower(c))}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].d < all[j].d })
+	out := make([]string, 0, max(0, min(n, len(all))))
+	for i := 0; i < len(all) && i < n; i++ {
+		out = append(out, all[i].s)
+	}
+	return out
+}
+
 // commonPrefix returns the length in bytes of the common prefix of a and b.
 func commonPrefix(a, b string) int {
 	n := 0

@@ -32,3 +32,24 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("DidYouMean = %q", got)
 	}
 }
+
+func TestNearest(t *testing.T) {
+	known := []string{"and", "not", "once", "or", "everyNTurns", "firstN"}
+	tests := []struct {
+		name string
+		n    int
+		want []string
+	}{
+		{"bogus", 3, []string{"not", "once", "or"}},                              // far from all: the nearest anyway
+		{"ONC", 2, []string{"once", "and"}},                                      // case-insensitive; ties in candidate order
+		{"everyTurns", 1, []string{"everyNTurns"}},                               // close names come first
+		{"x", 10, []string{"or", "and", "not", "once", "firstN", "everyNTurns"}}, // n above the count
+		{"x", 0, []string{}},
+		{"x", -1, []string{}},
+	}
+	for _, tt := range tests {
+		if got := Nearest(tt.name, known, tt.n); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("Nearest(%q, %d) = %v, want %v", tt.name, tt.n, got, tt.want)
+		}
+	}
+}

@@ -251,7 +251,7 @@ func (d *decoder) file(key, node *yaml.Node) Value {
 		d.errorf(n, "%s: file is empty", n.Value)
 		return nil
 	}
-	return String(text)
+	return FileText(text)
 }
 
 // readFile reads a `file:` fragment: a regular file of at most maxFileBytes. CRLF becomes LF

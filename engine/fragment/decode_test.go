@@ -154,7 +154,7 @@ func TestDecode(t *testing.T) {
 			})},
 		{"data scalar", "- fragment: {name: n, data: .inf}", New("n", Float(posInf()))},
 		{"data alias", "- fragment:\n    name: n\n    data: &a {x: 1}\n", New("n", Object{{"x", Int(1)}})},
-		{"file", "- fragment: {name: schema, file: ./schema.sql}", Text("schema", mustRead(t, "testdata/schema.sql"))},
+		{"file", "- fragment: {name: schema, file: ./schema.sql}", New("schema", FileText(mustRead(t, "testdata/schema.sql")))},
 		{"skills", "- skills: ./skills", SkillsFragment([]Skill{
 			{Name: "charts", Description: "Turn query results into clear charts.", Path: "skills/charts/SKILL.md"},
 			{Name: "sql", Description: "Write and debug read-only SQL queries against the warehouse.", Path: "skills/sql/SKILL.md"},
@@ -235,7 +235,7 @@ func TestDecodeFileNewlines(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || got.Data != String(tt.want) {
+		if err != nil || got.Data != FileText(tt.want) {
 			t.Errorf("%s: got %#v, %v, want %q", tt.file, got.Data, err, tt.want)
 		}
 	}

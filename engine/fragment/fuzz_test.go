@@ -20,6 +20,7 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		"- hint: x", "- hnit: x", "- guardrail:\n  rule: x\n", "- workflow: {task: T, steps: [a, {b: c}]}",
 		"- fragment: {name: x, data: {a: [1, 2.5, true, ~], b: {c: d}}}", "- fragment: {name: x, file: ./schema.sql}",
+		"- fragment: {name: x, file: ./notes.txt}",
 		"- skills: ./skills", "- glossary: {a: b}", "- principle: {title: t, description: d, policies: [p, {rule: r}]}",
 		"- &a {hint: x}\n- *a", "- fragment: {name: x, children: [{fragment: {name: y, children: [{hint: z}]}}]}",
 		"hint: doc", "- fragment: {name: x, data: &d [*d]}", "- {? [a]: b}",
@@ -86,14 +87,18 @@ func FuzzRender(f *testing.F) {
 	})
 }
 
-// FuzzTOMLText: any text comes back unchanged (after cleanText) from the TOML it renders to.
+// FuzzTOMLText: any text comes back unchanged (after cleanText, or cleanFileText for a
+// FileText) from the TOML it renders to.
 func FuzzTOMLText(f *testing.F) {
-	for _, s := range []string{"a", "a\nb", `"""`, "\\", "\x00\x1f\x7f", "\r", "é😀\xff"} {
+	for _, s := range []string{"a", "a\nb", `"""`, "\\", "\x00\x1f\x7f", "\r", "é😀\xff", "a\n\n", "\"\n"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		out, _ := Render([]Fragment{Hint(s), New("o", Object{{"k", String(s)}})}, FormatTOML, Options{})
+		out, _ := Render([]Fragment{Hint(s), New("o", Object{{"k", String(s)}}), New("f", FileText(s))}, FormatTOML, Options{})
 		m := parseTOML(t, out)
+		if want := cleanFileText(s); want != "" && m["f"] != want {
+			t.Fatalf("f: got %q, want %q from\n%s", m["f"], want, out)
+		}
 		want := cleanText(s)
 		if want == "" {
 			return
@@ -142,7 +147,7 @@ func (g *gen) name() string {
 }
 
 func (g *gen) value(depth int) Value {
-	kind := g.next() % 9
+	kind := g.next() % 10
 	if depth > 4 {
 		kind %= 4
 	}
@@ -183,6 +188,8 @@ func (g *gen) value(depth int) Value {
 			l = append(l, New(g.name(), g.value(depth+1)))
 		}
 		return l
+	case 8:
+		return FileText(g.str())
 	}
 	return nil
 }

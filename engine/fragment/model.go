@@ -2,32 +2,40 @@
 // `system:` list, their decoding from YAML with exact positions, the skills folder, and the
 // four renderers (XML, Markdown, TOML, TOON).
 //
-// A Fragment is a name plus data. Data is a Value: a scalar (String, Int, Float, Bool), an
-// ordered Object, a List, or a nested Fragment. Embedders build fragments in Go with the kind
-// constructors (Role, Hint, Term, Guardrail, ...) or with New and Group; context files are
-// decoded entry by entry with Decode. Render turns a list of fragments into the text of the
-// system prompt (the lead appends the instructions block and the reminder explanation).
+// A Fragment is a name plus data. Data is a Value: a scalar (String, FileText, Int, Float,
+// Bool), an ordered Object, a List, or a nested Fragment. Embedders build fragments in Go with
+// the kind constructors (Role, Hint, Term, Guardrail, ...) or with New and Group; context
+// files are decoded entry by entry with Decode. Render turns a list of fragments into the text
+// of the system prompt (the lead appends the instructions block and the reminder explanation).
 //
 // The kinds of the context file and their fields are listed on Decode.
 //
-// Rendering rules shared by the four formats: texts lose their trailing newlines, CRLF
-// becomes LF and invalid UTF-8 becomes U+FFFD; empty strings, lists and objects render
-// nothing, and neither does a fragment or element left empty; blank lines inside multi-line
-// text stay empty; kinds keep the field order of @deepagents/context and `data:` objects the
-// order of the file. XML and Markdown keep the order of the fragments. TOML and TOON are
-// key/value formats: fragments of the same name at one level share one key, placed where the
-// first one was (a list when there are several), and TOML writes the plain keys of a table
-// before its sub-tables, so a text fragment that follows a table moves up to the top.
+// Rendering rules shared by the four formats: texts lose their trailing newlines, except the
+// text of a `file:` fragment (FileText), which lost only its final newline when it was read,
+// as the spec says; CRLF becomes LF and invalid UTF-8 becomes U+FFFD; empty strings, lists and
+// objects render nothing, and neither does a fragment or element left empty; blank lines
+// inside multi-line text stay empty; kinds keep the field order of @deepagents/context and
+// `data:` objects the order of the file. XML and Markdown keep the order of the fragments.
+// TOML and TOON are key/value formats: fragments of the same name at one level share one key,
+// placed where the first one was (a list when there are several), and TOML writes the plain
+// keys of a table before its sub-tables, so a text fragment that follows a table moves up to
+// the top.
 package fragment
 
-// Value is the data of a fragment: String, Int, Float, Bool, Object, List or Fragment.
-// The set is closed; a nil Value is empty data and renders nothing.
+// Value is the data of a fragment: String, FileText, Int, Float, Bool, Object, List or
+// Fragment. The set is closed; a nil Value is empty data and renders nothing.
 type Value interface {
 	isValue()
 }
 
-// String is a text value.
+// String is a text value. Renderers drop its trailing newlines (a YAML `|` block ends with
+// one; it means nothing in a prompt).
 type String string
+
+// FileText is the text of a `file:` fragment as read: CRLF made LF and the final newline
+// dropped. Unlike a String, it keeps its other trailing newlines when rendered ("a\n\n" in
+// the file renders as "a\n"); a text of line breaks only is empty.
+type FileText string
 
 // Int is an integer value.
 type Int int64
@@ -58,6 +66,7 @@ type Fragment struct {
 }
 
 func (String) isValue()   {}
+func (FileText) isValue() {}
 func (Int) isValue()      {}
 func (Float) isValue()    {}
 func (Bool) isValue()     {}
@@ -146,6 +155,8 @@ func isEmpty(v Value) bool {
 		return true
 	case String:
 		return x == ""
+	case FileText:
+		return cleanFileText(string(x)) == ""
 	case List:
 		return len(x) == 0
 	case Object:

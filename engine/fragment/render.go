@@ -61,16 +61,26 @@ func Render(frags []Fragment, format string, opt Options) (string, error) {
 	return r.Render(frags), nil
 }
 
-// cleanText prepares a text for output: invalid UTF-8 becomes U+FFFD, CRLF becomes LF, and
+// cleanText prepares a String for output: invalid UTF-8 becomes U+FFFD, CRLF becomes LF, and
 // trailing newlines are dropped (a YAML `|` block keeps one; it means nothing in a prompt).
 func cleanText(s string) string {
+	return strings.TrimRight(cleanFileText(s), "\n")
+}
+
+// cleanFileText prepares a FileText for output: invalid UTF-8 becomes U+FFFD and CRLF
+// becomes LF, but trailing newlines stay (the spec drops only a file's final newline, which
+// reading it did). A text of line breaks only is empty.
+func cleanFileText(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	if strings.IndexByte(s, '\r') >= 0 {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
-	return strings.TrimRight(s, "\n")
+	if strings.Trim(s, "\n") == "" {
+		return ""
+	}
+	return s
 }
 
 // scalarText returns the text of a scalar value and true, or false for other values.
@@ -78,6 +88,8 @@ func scalarText(v Value) (string, bool) {
 	switch x := v.(type) {
 	case String:
 		return cleanText(string(x)), true
+	case FileText:
+		return cleanFileText(string(x)), true
 	case Int:
 		return strconv.FormatInt(int64(x), 10), true
 	case Float:

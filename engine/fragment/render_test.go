@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -152,6 +153,7 @@ func TestTOMLRichValues(t *testing.T) {
 		{[]any{"role"}, "You are a careful data analyst for Acme."},
 		{[]any{"hint", 1}, "Prefer CTEs.\n\nNever use SELECT * in \"production\" & <staging>."},
 		{[]any{"schema"}, mustRead(t, "testdata/schema.sql")},
+		{[]any{"note"}, "Amounts are in cents.\nDates are in UTC.\n"},
 		{[]any{"workflow", "steps"}, []any{"Build", "Test", "Ship"}},
 		{[]any{"guardrail", 1}, "Never drop tables"},
 		{[]any{"glossary", "entry", 1, "expression"}, "last_login > NOW() - INTERVAL '30 days'"},
@@ -397,5 +399,52 @@ func TestRenderConcurrent(t *testing.T) {
 		if got := <-done; got != want {
 			t.Error("concurrent render differs")
 		}
+	}
+}
+
+// TestRenderFileNewlines: a `file:` fragment loses its final newline ("\n" or "\r\n") and
+// nothing more; the renderers keep the newlines before it.
+func TestRenderFileNewlines(t *testing.T) {
+	tests := []struct {
+		name, content, format, want string
+	}{
+		{"no final newline", "a", FormatXML, "<f>a</f>"},
+		{"one final newline", "a\n", FormatXML, "<f>a</f>"},
+		{"one final CRLF", "a\r\n", FormatXML, "<f>a</f>"},
+		{"two final newlines", "a\n\n", FormatXML, "<f>\n  a\n\n</f>"},
+		{"two final CRLFs", "a\r\n\r\n", FormatXML, "<f>\n  a\n\n</f>"},
+		{"three final newlines", "a\n\n\n", FormatXML, "<f>\n  a\n\n\n</f>"},
+		{"multi-line", "a\nb\n", FormatXML, "<f>\n  a\n  b\n</f>"},
+		{"multi-line and a blank line", "a\n  b\n\n", FormatXML, "<f>\n  a\n    b\n\n</f>"},
+		{"only line breaks", "\n\n\n", FormatXML, ""},
+		{"markdown", "a\n\n", FormatMarkdown, "## F\na\n"},
+		{"toml", "a\n\n", FormatTOML, "f = \"\"\"\na\n\"\"\""},
+		{"toon", "a\n\n", FormatTOON, `f: "a\n"`},
+	}
+	dir := t.TempDir()
+	opt := DecodeOptions{File: filepath.Join(dir, "x.ctx.yaml")}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name := fmt.Sprintf("f%d.txt", i)
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := Decode(firstItem(t, "- fragment: {name: f, file: ./"+name+"}"), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Render([]Fragment{f}, tt.format, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("%q as %s: got\n%q\nwant\n%q", tt.content, tt.format, got, tt.want)
+			}
+			if tt.format == FormatTOML {
+				if m := parseTOML(t, got); m["f"] != strings.TrimSuffix(strings.ReplaceAll(tt.content, "\r\n", "\n"), "\n") {
+					t.Errorf("TOML gives back %q", m["f"])
+				}
+			}
+		})
 	}
 }

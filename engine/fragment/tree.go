@@ -92,6 +92,11 @@ func convert(v Value, group bool) any {
 			return String(s)
 		}
 		return nil
+	case FileText:
+		if s := cleanFileText(string(x)); s != "" {
+			return String(s)
+		}
+		return nil
 	case Int, Float, Bool:
 		return x
 	case Object:

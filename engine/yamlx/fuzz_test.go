@@ -20,6 +20,7 @@ func addSeeds(f *testing.F) {
 		"example: {question: What is churn?, answer: Customers lost in a period.}\n",
 		"a: [1\n", "a: b\n c: d\n", "a: *nope\n", "%YAML 1.2\n---\na: 1\n", "a: 1\n---\nb: 2\n",
 		"when: >\n  and(once(),\n\n  x)\n", "k: \"a\\\n  b\"\n",
+		"k: \"a, \\\r\n  \\\n\n  b\"\n", "k: 'a,\n\n  b'\n",
 	} {
 		f.Add([]byte(doc))
 	}

@@ -156,7 +156,7 @@ func (w *walker) walk(value string, offset int) (int, int, bool) {
 	folded := w.style&yaml.FoldedStyle != 0 || !w.block()
 	for j := 0; j < offset; {
 		r, size := utf8.DecodeRuneInString(value[j:])
-		if double && w.i+1 == len(w.raw) && w.raw[w.i] == '\\' {
+		if double && w.escapedBreak() {
 			// An escaped line break joins the lines with nothing between them.
 			if !w.setLine(w.line + 1) {
 				return 0, 0, false
@@ -201,7 +201,20 @@ func (w *walker) walk(value string, offset int) (int, int, bool) {
 		}
 		j += size
 	}
+	// The character at offset comes after any escaped line breaks the walker stands at: they
+	// stand for nothing in the value, so the position is past them, on the next line.
+	for double && w.escapedBreak() {
+		if !w.setLine(w.line + 1) {
+			break
+		}
+	}
 	return w.line, w.col, true
+}
+
+// escapedBreak reports whether the walker stands at an escaped line break of a double-quoted
+// scalar: a backslash that ends the line.
+func (w *walker) escapedBreak() bool {
+	return w.i+1 == len(w.raw) && w.raw[w.i] == '\\'
 }
 
 // nextBlank reports whether the line after the current one has no content.

@@ -25,9 +25,11 @@ func valueOf(t *testing.T, doc, key string) *yaml.Node {
 	return nil
 }
 
-// runeAt returns the character at line:col (1-based, code points) of doc.
+// runeAt returns the character at line:col (1-based, code points) of doc, whose lines may
+// end with \n, \r\n or a lone \r.
 func runeAt(doc string, line, col int) (rune, bool) {
-	lines := strings.Split(doc, "\n")
+	doc = strings.ReplaceAll(doc, "\r\n", "\n")
+	lines := strings.Split(strings.ReplaceAll(doc, "\r", "\n"), "\n")
 	if line < 1 || line > len(lines) {
 		return 0, false
 	}
@@ -60,6 +62,19 @@ func TestValuePosition(t *testing.T) {
 		{"double quoted tab escape", `when: "a\tb"` + "\n", "when", "b", "1:11"},
 		{"double quoted escaped line break", "when: \"abc\\\n   def\"\n", "when", "e", "2:5"},
 		{"double quoted folded line", "when: \"abc\n   def\"\n", "when", "e", "2:5"},
+		{"double quoted escaped line break then target", "when: \"and(once(), \\\n      bogus())\"\n", "when", "b", "2:7"},
+		{"double quoted escaped line break at start", "when: \"\\\n  x\"\n", "when", "x", "2:3"},
+		{"double quoted two escaped line breaks", "when: \"a\\\n  \\\n  x\"\n", "when", "x", "3:3"},
+		{"double quoted escaped line break tab indent", "when: \"a\\\n\t\tx\"\n", "when", "x", "2:3"},
+		{"double quoted escaped line break then empty line", "when: \"a\\\n\n  x\"\n", "when", "x", "3:3"},
+		{"double quoted escaped CRLF", "a: 1\r\nwhen: \"a(\\\r\n  x)\"\r\n", "when", "x", "3:3"},
+		{"double quoted escaped CR", "a: 1\rwhen: \"a(\\\r  x)\"\r", "when", "x", "3:3"},
+		{"double quoted folded line then target", "when: \"a,\n   x\"\n", "when", "x", "2:4"},
+		{"double quoted folded trailing blanks then target", "when: \"a,  \n   x\"\n", "when", "x", "2:4"},
+		{"double quoted folded empty line then target", "when: \"a,\n\n   x\"\n", "when", "x", "3:4"},
+		{"single quoted folded line then target", "when: 'a,\n   x'\n", "when", "x", "2:4"},
+		{"single quoted folded empty line then target", "when: 'a,\n\n   x'\n", "when", "x", "3:4"},
+		{"single quoted backslash at line end", "when: 'a\\\n   x'\n", "when", "x", "2:4"},
 		{"multi-byte before value", "ключ: \"日本語 x\"\n", "ключ", "x", "1:12"},
 		{"multi-byte inside value", "k: 'ü''ü x'\n", "k", "x", "1:10"},
 		{"literal first line", "when: |\n  and(\n    once(),\n    x\n  )\n", "when", "and", "2:3"},

@@ -32,7 +32,8 @@ func (a *app) exportCommand() *cobra.Command {
 			"            request and decisions (ctxlab import reads it back)\n" +
 			"  markdown  a readable transcript of the active branch, the baked reminders marked\n" +
 			"  openai    the active branch as an OpenAI messages array: the history the model was\n" +
-			"            sent, baked reminders included (a system prompt kept by an import first)",
+			"            sent, baked reminders included, after the system prompt of its last\n" +
+			"            request (or the one an import kept)",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
@@ -87,7 +88,15 @@ func exportChat(ctx context.Context, db *store.DB, id, format string, w io.Write
 			return err
 		}
 		msgs := transcript.OpenAI(pointers(snap.Messages))
-		if sys, ok := transcript.SystemMessage(snap.Chat); ok {
+		sys, ok := transcript.SystemMessage(snap.Chat)
+		if !ok && len(snap.Turns) > 0 { // the system prompt of the branch's last request
+			last, err := db.Turn(ctx, id, snap.Turns[len(snap.Turns)-1].ID)
+			if err != nil {
+				return err
+			}
+			sys, ok = chat.WireMessage{Role: chat.RoleSystem, Content: last.Request.SystemPrompt}, last.Request.SystemPrompt != ""
+		}
+		if ok {
 			msgs = append([]chat.WireMessage{sys}, msgs...)
 		}
 		return transcript.WriteOpenAI(w, msgs)

@@ -269,8 +269,8 @@ func TestExportGoldens(t *testing.T) {
 			checkGolden(t, tt.golden, normaliseIDs(out))
 		})
 	}
-	// The openai export is the history the model was sent: the request of the chat's last
-	// turn holds it, after the system message, before the new user message.
+	// The openai export is what the model was sent: the system prompt of the chat's last
+	// request, then the branch's messages with their baked reminders.
 	var e store.Export
 	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db)), &e); err != nil {
 		t.Fatal(err)
@@ -279,16 +279,15 @@ func TestExportGoldens(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db, "--format", "openai")), &msgs); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(msgs); n != 9 {
-		t.Fatalf("got %d messages, want 9 (a reply with a tool round is 4)", n)
+	if n := len(msgs); n != 10 {
+		t.Fatalf("got %d messages, want 10 (the system prompt; a reply with a tool round is 4)", n)
 	}
-	if msgs[5].Role != chat.RoleUser || !strings.Contains(msgs[5].Text(), "<system-reminder>") {
-		t.Errorf("want the baked reminders in the openai export, got %+v", msgs[5])
+	last := e.Turns[len(e.Turns)-1].Request.SystemPrompt
+	if msgs[0].Role != chat.RoleSystem || msgs[0].Text() != last || last == "" {
+		t.Errorf("want the last request's system prompt first, got %+v", msgs[0])
 	}
-	for _, m := range msgs {
-		if m.Role == chat.RoleSystem {
-			t.Errorf("a system message in the export of a chat without system_prompt: %+v", m)
-		}
+	if msgs[6].Role != chat.RoleUser || !strings.Contains(msgs[6].Text(), "<system-reminder>") {
+		t.Errorf("want the baked reminders in the openai export, got %+v", msgs[6])
 	}
 }
 
@@ -368,46 +367,46 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		name, content string
 		want          string // a regular expression the stderr must match
 	}{
-		{"empty", "", `^FILE: the file is empty`},
+		{"empty", "", `^FILE:1:1: the file is empty`},
 		{"truncated export", good[:len(good)/2], `^FILE:\d+:\d+: unexpected end of the file \(truncated\?\)$`},
 		{"truncated to the header", good[:40], `^FILE:3:\d+: unexpected end of the file`},
 		{"syntax error", strings.Join(lines[:5], "\n") + "\n  ,,\n" + strings.Join(lines[5:], "\n"), `^FILE:6:3: invalid character ','`},
 		{"trailing data", good + "{}", `^FILE:\d+:1: invalid character '\{' after top-level value$`},
 		{"not JSON", "hello", `^FILE:1:1: invalid character 'h' looking for beginning of value$`},
 		{"binary", "\x00\x01\x02", `^FILE:1:1: invalid character`},
-		{"type error", strings.Replace(good, `"turn": 1,`, `"turn": "one",`, 1), `^FILE:\d+:15: turns.turn: cannot be string$`},
-		{"unknown field", strings.Replace(good, `"format": "ctxlab-chat",`, `"format": "ctxlab-chat", "extra": 1,`, 1), `^FILE: read export: json: unknown field "extra"$`},
-		{"other format", `{"format": "other-tool", "messages": []}`, `^FILE: not a ctxlab chat export \(format "other-tool", want "ctxlab-chat"\)$`},
-		{"newer version", strings.Replace(good, `"version": 1,`, `"version": 9,`, 1), `^FILE: export version 9 is newer than this ctxlab \(1\); upgrade ctxlab$`},
+		{"type error", strings.Replace(good, `"turn": 1,`, `"turn": "one",`, 1), `^FILE:\d+:15: turns\[0\]\.turn: want an integer, not a string$`},
+		{"unknown field", strings.Replace(good, `"format": "ctxlab-chat",`, `"format": "ctxlab-chat", "extra": 1,`, 1), `^FILE:2:28: unknown field "extra" in the export \(known fields: format, version, chat, messages, branches, checkpoints, turns\)$`},
+		{"other format", `{"format": "other-tool", "messages": []}`, `^FILE:1:12: not a ctxlab chat export \(format "other-tool", want "ctxlab-chat"\)$`},
+		{"newer version", strings.Replace(good, `"version": 1,`, `"version": 9,`, 1), `^FILE:3:14: export version 9 is newer than this ctxlab \(1\); upgrade ctxlab$`},
 		{"parent cycle", mutate(func(e *store.Export) { e.Messages[0].ParentID = e.Messages[len(e.Messages)-1].ID }),
-			`^FILE: import chat "imported-1": message "[^"]+": its ancestors form a cycle$`},
+			`^FILE:\d+:20: message "[^"]+": its ancestors form a cycle$`},
 		{"missing parent", mutate(func(e *store.Export) { e.Messages[3].ParentID = "nowhere" }),
-			`^FILE: import chat "imported-1": message "[^"]+": parent "nowhere" is not a message of the chat$`},
+			`^FILE:\d+:20: message "[^"]+": parent "nowhere" is not a message of the chat$`},
 		{"head not a message", mutate(func(e *store.Export) { e.Branches[1].Head = "nowhere" }),
-			`^FILE: import chat "imported-1": branch "main-v2": head "nowhere" is not a message of the chat$`},
+			`^FILE:\d+:15: branch "main-v2": head "nowhere" is not a message of the chat$`},
 		{"turn of another chat", mutate(func(e *store.Export) { e.Turns[0].ChatID = "export-1" }),
-			`^FILE: import chat "imported-1": turn "[^"]+": chat id "export-1", want "imported-1"$`},
+			`^FILE:\d+:18: turn "[^"]+": chat id "export-1", want "imported-1"$`},
 		{"duplicate message", mutate(func(e *store.Export) { e.Messages = append(e.Messages, e.Messages[0]) }),
-			`^FILE: import chat "imported-1": message "[^"]+" twice$`},
-		{"huge id", mutate(func(e *store.Export) { e.Chat.ID = strings.Repeat("x", 300) }), `^FILE: import chat "x+": chat id "x+"…: longer than 256 bytes$`},
+			`^FILE:\d+:13: message "[^"]+" twice$`},
+		{"huge id", mutate(func(e *store.Export) { e.Chat.ID = strings.Repeat("x", 300) }), `^FILE:5:11: chat id "x+"…: longer than 256 bytes$`},
 		{"bad span", mutate(func(e *store.Export) { e.Messages[2].Reminders[0].End = 1 << 20 }),
-			`^FILE: import chat "imported-1": message "[^"]+": reminder "concise": span \[\d+,1048576\) of part 0 out of range$`},
+			`^FILE:\d+:18: message "[^"]+": reminder "concise": span \[\d+,1048576\) of part 0 out of range$`},
 		{"deep nesting", `[` + strings.Repeat(`{"a":`, 12000), `^FILE:1:\d+: invalid character '\{' exceeded max depth$`},
 		{"no messages", `{"model": "gpt"}`, `^FILE:1:1: neither a ctxlab chat export \(no "format"\) nor an OpenAI request \(no "messages"\)$`},
 		{"empty array", `[]`, `^FILE:1:1: no messages to import$`},
 		{"openai tool answers no call", "[\n  {\"role\": \"user\", \"content\": \"a\"},\n  {\"role\": \"assistant\", \"content\": \"b\"},\n  {\"role\": \"user\", \"content\": \"c\"},\n  {\"role\": \"tool\", \"content\": \"d\", \"tool_call_id\": \"x\"}\n]",
-			`^FILE:5:3: messages\[3\]: tool message with tool_call_id "x" answers no call$`},
+			`^FILE:5:52: messages\[3\]: tool message with tool_call_id "x" answers no call$`},
 		{"openai unknown role", "{\"messages\": [\n {\"role\": \"developer\", \"content\": \"a\"}]}",
-			`^FILE:2:2: messages\[0\]: unknown role "developer" \(want system, user, assistant or tool\)$`},
+			`^FILE:2:11: messages\[0\]: unknown role "developer" \(want system, user, assistant or tool\)$`},
 		{"openai content type", "[{\"role\": \"user\",\n \"content\": [{\"type\": \"image_url\", \"image_url\": {\"url\": \"x\"}}]}]",
-			`^FILE:1:2: messages\[0\]: content\[0\]: part type "image_url" is not supported \(only text parts can be imported\)$`},
+			`^FILE:2:23: messages\[0\]: content\[0\]: part type "image_url" is not supported \(only text parts can be imported\)$`},
 		{"openai content a number", "[{\"role\": \"user\", \"content\": 12}]",
-			`^FILE:1:2: messages\[0\]: content: want a string, an array of text parts or null, not a number$`},
-		{"openai role a number", "[{\"role\": 12}]", `^FILE:1:12: messages\[0\]: role: want a string, not number$`},
+			`^FILE:1:30: messages\[0\]: content: want a string, an array of text parts or null, not a number$`},
+		{"openai role a number", "[{\"role\": 12}]", `^FILE:1:11: messages\[0\]: role: want a string, not number$`},
 		{"openai unanswered call", `[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}]`,
-			`^FILE:1:2: messages\[0\]: tool call "c" has no tool message answering it$`},
+			`^FILE:1:42: messages\[0\]: tool call "c" has no tool message answering it$`},
 		{"openai bad arguments", `[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{oops"}}]}]`,
-			`^FILE:1:2: messages\[0\]: tool_calls\[0\]: arguments are not JSON: invalid character 'o'`},
+			`^FILE:1:81: messages\[0\]: tool_calls\[0\]: arguments are not JSON: invalid character 'o'`},
 		{"openai truncated", "[{\"role\": \"user\", \"content\": \"a\"},\n{\"role\": \"assi", `^FILE:2:15: unexpected end of the file \(truncated\?\)$`},
 		{"non-ASCII column", "[\n  {\"role\": \"héllo wörld\" x}]", `^FILE:2:26: invalid character 'x' after object key:value pair$`},
 	}
@@ -603,7 +602,7 @@ func (w *expCountWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); re
 var _ io.Writer = (*expCountWriter)(nil)
 
 // FuzzLoadImport checks that no import file makes the reader panic, and that every file it
-// refuses gets a positioned error naming the file.
+// refuses gets an error naming the file, with a line and column.
 func FuzzLoadImport(f *testing.F) {
 	for _, s := range []string{
 		`[{"role":"user","content":"a"}]`,
@@ -621,8 +620,8 @@ func FuzzLoadImport(f *testing.F) {
 		e, isExport, err := loadImport(path, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			var d *diag.Error
-			if !errors.As(err, &d) || d.File != path || d.Line < 0 || d.Col < 0 {
-				t.Fatalf("got %T %v, want a *diag.Error naming the file", err, err)
+			if !errors.As(err, &d) || d.File != path || d.Line < 1 || d.Col < 1 {
+				t.Fatalf("got %T %v, want a *diag.Error naming the file with a line and column", err, err)
 			}
 			return
 		}

@@ -8,9 +8,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -19,6 +20,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/transcript"
 	"github.com/ctxlab/ctxlab/store"
+	"github.com/ctxlab/ctxlab/store/jsonpos"
 )
 
 // importTitleLen is the length, in characters, of the title an imported OpenAI array gets
@@ -40,28 +42,26 @@ func (a *app) importCommand() *cobra.Command {
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			e, isExport, err := loadImport(path, time.Now().UTC())
+			imp, err := readImport(path, time.Now().UTC(), newID)
 			if err != nil {
 				return err
-			}
-			if newID && isExport {
-				e = e.WithChatID(newUUID())
 			}
 			db, err := a.openDB()
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			if err := db.ImportChat(cmd.Context(), e); err != nil {
-				switch {
-				case errors.Is(err, store.ErrConflict):
+			if err := db.ImportChat(cmd.Context(), imp.export); err != nil {
+				if errors.Is(err, store.ErrConflict) {
 					return fmt.Errorf("%s: %w; import it beside the existing chat with --new-id", path, err)
-				case errors.Is(err, store.ErrInvalid):
-					return &diag.Error{File: path, Msg: err.Error()}
+				}
+				var ee *store.ExportError
+				if errors.As(err, &ee) { // checked by readImport: not expected here
+					return imp.exportError(path, ee)
 				}
 				return err
 			}
-			_, err = fmt.Fprintln(a.stdout, e.Chat.ID)
+			_, err = fmt.Fprintln(a.stdout, imp.export.Chat.ID)
 			return err
 		},
 	}
@@ -72,54 +72,82 @@ func (a *app) importCommand() *cobra.Command {
 // newUUID returns a new time-ordered id (UUIDv7), for chats and messages.
 func newUUID() string { return uuid.Must(uuid.NewV7()).String() }
 
+// importFile is an import file read and checked: the chat it holds, as an export ready for
+// ImportChat, and the file's bytes, to place a problem of the chat in it.
+type importFile struct {
+	export   store.Export
+	isExport bool   // a ctxlab export (not an OpenAI array)
+	data     []byte // the file, without a byte order mark
+	start    int64  // the offset of its top-level value
+}
+
 // loadImport reads and checks an import file and returns it as an export ready for
-// ImportChat, and whether the file was one (not an OpenAI array). Every problem of the file
-// is a *diag.Error naming it (exit code 2), with its line and column where the JSON
-// decoder gives an offset.
+// ImportChat, and whether the file was one (not an OpenAI array). See readImport.
 func loadImport(path string, now time.Time) (store.Export, bool, error) {
+	imp, err := readImport(path, now, false)
+	return imp.export, imp.isExport, err
+}
+
+// readImport reads an import file and checks all of it, as ImportChat will, before any
+// database is opened; a ctxlab export gets a new chat id with newID. Every problem of the
+// file is a *diag.Error (exit code 2) at the line and column of the offending value: the
+// character a syntax error is about, the end of a truncated file, the key of an unknown
+// field, the value of a wrong type or of a reference to nothing (a branch head, the active
+// branch, a message's parent), the start of the file for a problem of the whole file.
+func readImport(path string, now time.Time, newID bool) (importFile, error) {
 	b, err := readImportFile(path)
 	if err != nil {
-		return store.Export{}, false, err
+		return importFile{}, err
 	}
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a byte order mark, as some editors write
+	imp := importFile{data: b, start: jsonpos.Start(b)}
 	at := func(off int64, format string, args ...any) error {
-		line, col := lineCol(b, off)
+		line, col := jsonpos.LineCol(b, off)
 		return &diag.Error{File: path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 	}
-	start := bytes.IndexFunc(b, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' && r != '\r' })
-	if start < 0 {
-		return store.Export{}, false, &diag.Error{File: path, Msg: "the file is empty; want a ctxlab chat export or an OpenAI messages array"}
+	if imp.start == int64(len(b)) {
+		return imp, at(0, "the file is empty; want a ctxlab chat export or an OpenAI messages array")
 	}
-	if b[start] == '{' {
+	if b[imp.start] == '{' {
 		var probe struct {
-			Format   json.RawMessage `json:"format"`
-			Messages json.RawMessage `json:"messages"`
+			Format   present `json:"format"`
+			Messages present `json:"messages"`
 		}
 		if err := json.Unmarshal(b, &probe); err != nil {
 			var syn *json.SyntaxError
 			if errors.As(err, &syn) {
-				return store.Export{}, false, jsonSyntaxError(path, b, syn)
+				return imp, jsonSyntaxError(path, b, syn)
 			}
-			// A type error: the file is an object whose fields say what it is.
 		}
 		switch {
-		case probe.Format != nil:
-			e, err := loadExport(path, b, at)
-			return e, true, err
-		case probe.Messages == nil:
-			return store.Export{}, false, at(int64(start), `neither a ctxlab chat export (no "format") nor an OpenAI request (no "messages")`)
+		case bool(probe.Format):
+			imp.isExport = true
+			e, err := store.DecodeExport(b)
+			if err != nil {
+				return imp, imp.placeError(path, err)
+			}
+			if newID {
+				e = e.WithChatID(newUUID())
+			}
+			imp.export = e
+			if err := store.CheckExport(&imp.export); err != nil {
+				return imp, imp.placeError(path, err)
+			}
+			return imp, nil
+		case !bool(probe.Messages):
+			return imp, at(imp.start, `neither a ctxlab chat export (no "format") nor an OpenAI request (no "messages")`)
 		}
 	}
 	arr, err := transcript.DecodeOpenAI(b)
 	if err != nil {
-		return store.Export{}, false, openAIError(b, path, err, nil)
+		return imp, openAIError(b, path, err)
 	}
 	im, err := transcript.FromOpenAI(arr.Messages, newUUID, now)
 	if err != nil {
-		return store.Export{}, false, openAIError(b, path, err, arr.Offsets)
+		return imp, openAIError(b, path, err)
 	}
 	if len(im.Messages) == 0 {
-		return store.Export{}, false, at(int64(start), "no messages to import")
+		return imp, at(imp.start, "no messages to import")
 	}
 	meta := map[string]any{"imported_from": filepath.Base(path)}
 	if im.HasSystem {
@@ -135,7 +163,7 @@ func loadImport(path string, now time.Time) (store.Export, bool, error) {
 	if title == "" {
 		title = firstChars(filepath.Base(path), importTitleLen)
 	}
-	return store.Export{
+	imp.export = store.Export{
 		Format: store.ExportFormat, Version: store.ExportVersion,
 		Chat: chat.Chat{ID: newUUID(), Title: title, Metadata: meta, ActiveBranch: store.DefaultBranch,
 			CreatedAt: now, UpdatedAt: now},
@@ -143,7 +171,37 @@ func loadImport(path string, now time.Time) (store.Export, bool, error) {
 		Branches:    []chat.Branch{{Name: store.DefaultBranch, Head: im.Messages[len(im.Messages)-1].ID, CreatedAt: now}},
 		Checkpoints: []chat.Checkpoint{},
 		Turns:       []chat.Turn{},
-	}, false, nil
+	}
+	if err := store.CheckExport(&imp.export); err != nil {
+		return imp, imp.placeError(path, err)
+	}
+	return imp, nil
+}
+
+// present records whether a key is in a JSON object, without copying its value.
+type present bool
+
+func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
+
+// placeError returns an error of store.DecodeExport or CheckExport as a *diag.Error.
+func (imp *importFile) placeError(path string, err error) error {
+	var ee *store.ExportError
+	if errors.As(err, &ee) {
+		return imp.exportError(path, ee)
+	}
+	line, col := jsonpos.LineCol(imp.data, imp.start)
+	return &diag.Error{File: path, Line: line, Col: col, Msg: err.Error()}
+}
+
+// exportError places a problem of the export in the file: where it says, for a ctxlab
+// export; at the start for a chat made from an OpenAI array (whose JSON is not the file's,
+// and which FromOpenAI has checked: not expected).
+func (imp *importFile) exportError(path string, ee *store.ExportError) error {
+	line, col := jsonpos.LineCol(imp.data, imp.start)
+	if imp.isExport {
+		line, col = ee.Locate(imp.data)
+	}
+	return &diag.Error{File: path, Line: line, Col: col, Msg: ee.Msg}
 }
 
 // readImportFile reads a file of at most store.MaxExportSize bytes.
@@ -154,117 +212,127 @@ func readImportFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > store.MaxExportSize {
-		return nil, &diag.Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", int64(store.MaxExportSize))}
+		return nil, &diag.Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d bytes", int64(store.MaxExportSize))}
 	}
 	b, err := io.ReadAll(io.LimitReader(f, store.MaxExportSize+1))
 	if err != nil {
 		return nil, &diag.Error{File: path, Msg: "cannot read: " + err.Error()}
 	}
 	if len(b) > store.MaxExportSize {
-		return nil, &diag.Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", int64(store.MaxExportSize))}
+		return nil, &diag.Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d bytes", int64(store.MaxExportSize))}
 	}
 	return b, nil
 }
 
-// loadExport reads a ctxlab JSON export.
-func loadExport(path string, b []byte, at func(int64, string, ...any) error) (store.Export, error) {
-	var head struct {
-		Format any `json:"format"`
-	}
-	_ = json.Unmarshal(b, &head)
-	if head.Format != store.ExportFormat {
-		f, _ := json.Marshal(head.Format)
-		return store.Export{}, &diag.Error{File: path, Msg: fmt.Sprintf("not a ctxlab chat export (format %s, want %q)", f, store.ExportFormat)}
-	}
-	e, err := store.ReadExport(bytes.NewReader(b))
-	if err == nil {
-		return e, nil
-	}
-	var syn *json.SyntaxError
-	if errors.As(json.Unmarshal(b, new(json.RawMessage)), &syn) {
-		return store.Export{}, jsonSyntaxError(path, b, syn)
-	}
-	if !errors.Is(err, store.ErrSchema) {
-		// ReadExport gives a type error's position as text; decode again for the offset.
-		dec := json.NewDecoder(bytes.NewReader(b))
-		dec.DisallowUnknownFields()
-		dec.UseNumber()
-		var typ *json.UnmarshalTypeError
-		if errors.As(dec.Decode(new(store.Export)), &typ) {
-			return store.Export{}, at(literalStart(b, typ.Offset), "%s: cannot be %s", typ.Field, typ.Value)
-		}
-	}
-	return store.Export{}, &diag.Error{File: path, Msg: err.Error()}
-}
-
-// openAIError places an error of transcript.DecodeOpenAI or FromOpenAI in the file: at its
-// offset, or at the start of the message it names.
-func openAIError(b []byte, path string, err error, offsets []int64) error {
+// openAIError places an error of transcript.DecodeOpenAI or FromOpenAI in the file: at
+// the value of the message it names that it is about (a role, a content part, a tool
+// call's id, a value of the wrong type), else at the start of that message, else at its
+// offset.
+func openAIError(b []byte, path string, err error) error {
 	var te *transcript.Error
 	if !errors.As(err, &te) {
-		return &diag.Error{File: path, Msg: err.Error()}
+		line, col := jsonpos.LineCol(b, jsonpos.Start(b))
+		return &diag.Error{File: path, Line: line, Col: col, Msg: err.Error()}
 	}
 	off := te.Offset
-	if off < 0 && te.Index >= 0 && te.Index < len(offsets) {
-		off = offsets[te.Index]
+	if te.Index >= 0 {
+		// The message: an element of the top-level array, or of the "messages" array.
+		msg := jsonpos.Path{te.Index}
+		if s := jsonpos.Start(b); s < int64(len(b)) && b[s] == '{' {
+			msg = jsonpos.Path{"messages", te.Index}
+		}
+		if start, n := jsonpos.Find(b, msg); n == len(msg) {
+			switch rel, key, ok := openAIField(b[start:], te.Msg); {
+			case off > start && strings.Contains(te.Msg, ": want "):
+				// A type error, which DecodeOpenAI places at the end of the value.
+				_, off = jsonpos.At(b, off)
+			case ok && key:
+				off, _ = jsonpos.FindKey(b[start:], rel)
+				off += start
+			case ok:
+				off, _ = jsonpos.Find(b[start:], rel)
+				off += start
+			default:
+				off = start
+			}
+		}
 	}
 	if off < 0 {
-		return &diag.Error{File: path, Msg: te.Error()}
+		off = jsonpos.Start(b)
 	}
-	line, col := lineCol(b, off)
+	line, col := jsonpos.LineCol(b, off)
 	return &diag.Error{File: path, Line: line, Col: col, Msg: te.Error()}
+}
+
+// openAIIndexed matches the start of a message of FromOpenAI about an element of a
+// message's content or tool_calls.
+var openAIIndexed = regexp.MustCompile(`^(content|tool_calls)\[(\d+)\]: `)
+
+// openAIField returns the path, inside the message msg (its JSON), of the value a
+// problem of FromOpenAI or DecodeOpenAI is about, read from the problem's message; key
+// tells that the problem is the key (a field that is not supported). ok is false when the
+// message names no part of the message.
+func openAIField(msg []byte, problem string) (path jsonpos.Path, key, ok bool) {
+	if m := openAIIndexed.FindStringSubmatch(problem); m != nil {
+		j, _ := strconv.Atoi(m[2])
+		rest := problem[len(m[0]):]
+		switch {
+		case m[1] == "content" && strings.HasPrefix(rest, "part type "):
+			return jsonpos.Path{"content", j, "type"}, false, true
+		case m[1] == "content":
+			return jsonpos.Path{"content", j}, false, true
+		case strings.HasPrefix(rest, "no id"), strings.HasPrefix(rest, "id "):
+			return jsonpos.Path{"tool_calls", j, "id"}, false, true
+		case strings.HasPrefix(rest, "type "):
+			return jsonpos.Path{"tool_calls", j, "type"}, false, true
+		case strings.HasPrefix(rest, "no function name"):
+			return jsonpos.Path{"tool_calls", j, "function", "name"}, false, true
+		case strings.HasPrefix(rest, "arguments"):
+			return jsonpos.Path{"tool_calls", j, "function", "arguments"}, false, true
+		}
+		return jsonpos.Path{m[1], j}, false, true
+	}
+	switch {
+	case strings.HasPrefix(problem, "content: "):
+		return jsonpos.Path{"content"}, false, true
+	case strings.HasPrefix(problem, "unknown role "), problem == "message has no role",
+		strings.HasPrefix(problem, "system message after the start"):
+		return jsonpos.Path{"role"}, false, true
+	case strings.Contains(problem, " message has tool_calls"):
+		return jsonpos.Path{"tool_calls"}, false, true
+	case strings.Contains(problem, " message has a tool_call_id"), strings.HasPrefix(problem, "tool message "):
+		return jsonpos.Path{"tool_call_id"}, false, true
+	case strings.HasPrefix(problem, `the legacy "function_call"`):
+		return jsonpos.Path{"function_call"}, true, true
+	case strings.HasPrefix(problem, "tool call "):
+		// tool call "ID" has no tool message answering it: at that call's id.
+		var id string
+		if _, err := fmt.Sscanf(strings.TrimPrefix(problem, "tool call "), "%q", &id); err != nil {
+			return nil, false, false
+		}
+		var calls []struct {
+			ID string `json:"id"`
+		}
+		if raw, ok := jsonpos.Value(msg, jsonpos.Path{"tool_calls"}); ok && json.Unmarshal(raw, &calls) == nil {
+			for k, c := range calls {
+				if c.ID == id {
+					return jsonpos.Path{"tool_calls", k, "id"}, false, true
+				}
+			}
+		}
+		return jsonpos.Path{"tool_calls"}, false, true
+	}
+	return nil, false, false
 }
 
 // jsonSyntaxError places a JSON syntax error at the byte it is about.
 func jsonSyntaxError(path string, b []byte, syn *json.SyntaxError) error {
 	if syn.Offset >= int64(len(b)) && strings.Contains(syn.Error(), "unexpected end") {
-		line, col := lineCol(b, int64(len(b)))
+		line, col := jsonpos.LineCol(b, int64(len(b)))
 		return &diag.Error{File: path, Line: line, Col: col, Msg: "unexpected end of the file (truncated?)"}
 	}
-	line, col := lineCol(b, syn.Offset-1)
+	line, col := jsonpos.LineCol(b, syn.Offset-1)
 	return &diag.Error{File: path, Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
-}
-
-// lineCol returns the 1-based line and column (in code points) of byte offset off of b.
-func lineCol(b []byte, off int64) (int, int) {
-	off = min(max(off, 0), int64(len(b)))
-	before := b[:off]
-	start := bytes.LastIndexByte(before, '\n') + 1
-	return bytes.Count(before, []byte("\n")) + 1, utf8.RuneCount(before[start:]) + 1
-}
-
-// literalStart returns the start of the JSON value that a decoder's type error offset
-// points just past: a string, number or literal ends there; an array or object starts at
-// the byte before it.
-func literalStart(b []byte, off int64) int64 {
-	end := min(max(off-1, 0), int64(len(b)-1))
-	if end < 0 {
-		return 0
-	}
-	switch c := b[end]; {
-	case c == '"':
-		for i := end - 1; i >= 0; i-- {
-			if b[i] != '"' {
-				continue
-			}
-			n := 0 // backslashes before the quote
-			for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
-				n++
-			}
-			if n%2 == 0 {
-				return i
-			}
-		}
-	case c == '[' || c == '{':
-		return end
-	default:
-		i := end
-		for i > 0 && strings.IndexByte("0123456789+-.eEtruefalsn", b[i-1]) >= 0 {
-			i--
-		}
-		return i
-	}
-	return end
 }
 
 // firstChars returns the first n characters of s with its white space collapsed.

@@ -8,8 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/store/jsonpos"
 )
 
 // The identity of the JSON export format.
@@ -104,84 +107,113 @@ func (e Export) WithChatID(id string) Export {
 	return e
 }
 
-// ReadExport reads an export written by Encode. Unknown fields, trailing data, another
-// format, a newer version or a file larger than MaxExportSize are errors wrapping
-// ErrInvalid (ErrSchema for a newer version). It does not check the chat's consistency:
-// ImportChat does.
+// ReadExport reads an export written by Encode, of at most MaxExportSize bytes. Every
+// problem of the file is an *ExportError that gives its place in the file (see
+// DecodeExport). It does not check the chat's consistency: ImportChat (or CheckExport)
+// does.
 func ReadExport(r io.Reader) (Export, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxExportSize+1))
 	if err != nil {
 		return Export{}, fmt.Errorf("read export: %w", err)
 	}
 	if len(b) > MaxExportSize {
-		return Export{}, invalidf("read export: larger than %d bytes", MaxExportSize)
+		return Export{}, fileErr(b, 0, nil, false, "larger than %d bytes", MaxExportSize)
+	}
+	return DecodeExport(b)
+}
+
+// DecodeExport decodes the export file b. Every problem of the file is an *ExportError
+// with its byte offset, line and column in b, wrapping ErrInvalid (ErrSchema for a newer
+// version): an empty file; not JSON (at the offending character); truncated (at the end);
+// data after the export; not an object; another format or no format (at "format"); a
+// newer, missing or bad version (at "version"); an unknown field (at its key, nested ones
+// too); a value of the wrong type, such as a time that is not RFC 3339 (at the value).
+// The version is checked first, so that an export of a newer ctxlab is reported as such
+// whatever fields it has.
+func DecodeExport(b []byte) (Export, error) {
+	start := jsonpos.Start(b)
+	if start == int64(len(b)) {
+		return Export{}, fileErr(b, 0, nil, false, "the file is empty; want a ctxlab chat export")
 	}
 	var head struct {
-		Format  string `json:"format"`
-		Version int    `json:"version"`
+		Format  json.RawMessage `json:"format"`
+		Version json.RawMessage `json:"version"`
 	}
-	if err := json.NewDecoder(bytes.NewReader(b)).Decode(&head); err != nil {
-		return Export{}, jsonErr(b, err)
+	// Unmarshal checks the syntax of the whole file before it decodes anything.
+	if err := json.Unmarshal(b, &head); err != nil {
+		var syn *json.SyntaxError
+		if errors.As(err, &syn) {
+			if syn.Offset >= int64(len(b)) && strings.Contains(syn.Error(), "unexpected end") {
+				return Export{}, fileErr(b, int64(len(b)), nil, false, "unexpected end of the file (truncated?)")
+			}
+			return Export{}, fileErr(b, syn.Offset-1, nil, false, "%s", strings.TrimPrefix(syn.Error(), "json: "))
+		}
 	}
-	if err := checkHeader(head.Format, head.Version); err != nil {
-		return Export{}, err
+	if b[start] != '{' {
+		return Export{}, fileErr(b, start, nil, false, "want a JSON object (a ctxlab chat export), not %s", jsonKind(b[start:start+1]))
+	}
+	if err := checkHeaderJSON(head.Format, head.Version); err != nil {
+		return Export{}, placed(b, err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	var e Export
 	if err := dec.Decode(&e); err != nil {
-		return Export{}, jsonErr(b, err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return Export{}, invalidf("read export: data after the end of the export at byte %d", dec.InputOffset())
+		return Export{}, decodeProblem(b, reflect.TypeFor[Export](), err)
 	}
 	return e, nil
 }
 
+// checkHeaderJSON checks the format and version of an export as written in its file.
+func checkHeaderJSON(format, version json.RawMessage) error {
+	var f string
+	if format == nil {
+		return exportErr(nil, "not a ctxlab chat export (no \"format\"; want %q)", ExportFormat)
+	}
+	if err := json.Unmarshal(format, &f); err != nil || f != ExportFormat {
+		shown := string(format)
+		if len(shown) > 60 {
+			shown = jsonKind(format)
+		}
+		return exportErr(jsonpos.Path{"format"}, "not a ctxlab chat export (format %s, want %q)", shown, ExportFormat)
+	}
+	if version == nil {
+		return exportErr(nil, "no export \"version\" (want %d)", ExportVersion)
+	}
+	var v int
+	if err := json.Unmarshal(version, &v); err != nil {
+		shown := jsonKind(version)
+		if shown == "a number" {
+			shown = "the number " + string(version)
+		}
+		return exportErr(jsonpos.Path{"version"}, "export version: want an integer from 1 to %d, not %s", ExportVersion, shown)
+	}
+	return checkHeader(f, v)
+}
+
+// checkHeader checks the format and version of a decoded export.
 func checkHeader(format string, version int) error {
 	if format != ExportFormat {
-		return invalidf("not a ctxlab chat export (format %q, want %q)", format, ExportFormat)
+		return exportErr(jsonpos.Path{"format"}, "not a ctxlab chat export (format %q, want %q)", format, ExportFormat)
 	}
 	if version > ExportVersion {
-		return &storeError{msg: fmt.Sprintf("export version %d is newer than this ctxlab (%d); upgrade ctxlab", version, ExportVersion), kind: ErrSchema}
+		e := exportErr(jsonpos.Path{"version"}, "export version %d is newer than this ctxlab (%d); upgrade ctxlab", version, ExportVersion)
+		e.err.kind = ErrSchema
+		return e
 	}
 	if version < 1 {
-		return invalidf("export version %d: want 1 to %d", version, ExportVersion)
+		return exportErr(jsonpos.Path{"version"}, "export version %d: want 1 to %d", version, ExportVersion)
 	}
 	return nil
-}
-
-// jsonErr describes a JSON decoding error with its line and column.
-func jsonErr(b []byte, err error) error {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		return invalidf("read export: truncated file (unexpected end of JSON)")
-	case errors.As(err, &syn):
-		line, col := lineCol(b, syn.Offset)
-		return invalidf("read export: line %d, column %d: %v", line, col, syn)
-	case errors.As(err, &typ):
-		line, col := lineCol(b, typ.Offset)
-		return invalidf("read export: line %d, column %d: %s: cannot be %s", line, col, typ.Field, typ.Value)
-	}
-	return invalidf("read export: %v", err)
-}
-
-// lineCol returns the line and column of the byte before offset off (the one a JSON error
-// is reported after).
-func lineCol(b []byte, off int64) (int, int) {
-	pos := int(min(max(off-1, 0), int64(len(b))))
-	before := b[:pos]
-	return bytes.Count(before, []byte("\n")) + 1, pos - (bytes.LastIndexByte(before, '\n') + 1) + 1
 }
 
 // ImportChat stores an exported chat under e.Chat.ID, in one transaction, after checking
 // all of it: format and version, ids and names (unique, sane sizes), every parent, head,
 // checkpoint and turn reference inside the chat, no cycle in the graph, valid JSON. An
-// inconsistent export gives an error wrapping ErrInvalid and writes nothing; a chat id
-// that exists gives ErrConflict (see WithChatID).
+// inconsistent export gives an error wrapping an *ExportError (ErrInvalid, or ErrSchema
+// for a newer version) with the path of the offending value, and writes nothing; a chat
+// id that exists gives ErrConflict (see WithChatID).
 func (d *DB) ImportChat(ctx context.Context, e Export) error {
 	p, err := planImport(&e)
 	if err != nil {

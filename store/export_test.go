@@ -155,28 +155,29 @@ func TestImportRejects(t *testing.T) {
 		name   string
 		change func(e *store.Export)
 		want   string
+		path   string // of the value at fault, in the export's JSON
 	}{
-		{"format", func(e *store.Export) { e.Format = "other" }, `not a ctxlab chat export`},
-		{"newer version", func(e *store.Export) { e.Version = 2 }, `export version 2 is newer than this ctxlab (1); upgrade ctxlab`},
-		{"duplicate message", func(e *store.Export) { e.Messages[3].ID = e.Messages[2].ID }, `twice`},
-		{"missing parent", func(e *store.Export) { e.Messages[2].ParentID = "ghost" }, `parent "ghost" is not a message of the chat`},
-		{"cycle", func(e *store.Export) { e.Messages[0].ParentID = e.Messages[3].ID }, `cycle`},
-		{"self parent", func(e *store.Export) { e.Messages[1].ParentID = e.Messages[1].ID }, `cycle`},
-		{"head missing", func(e *store.Export) { e.Branches[0].Head = "ghost" }, `head "ghost"`},
-		{"duplicate branch", func(e *store.Export) { e.Branches[1].Name = "main" }, `branch "main" twice`},
-		{"branch parent missing", func(e *store.Export) { e.Branches[1].Parent = "ghost" }, `parent branch "ghost"`},
-		{"active branch missing", func(e *store.Export) { e.Chat.ActiveBranch = "ghost" }, `active branch "ghost"`},
-		{"checkpoint missing", func(e *store.Export) { e.Checkpoints[0].MessageID = "ghost" }, `checkpoint "before-choice"`},
-		{"turn message missing", func(e *store.Export) { e.Turns[0].UserMessageID = "ghost" }, `message "ghost"`},
-		{"turn branch missing", func(e *store.Export) { e.Turns[0].Branch = "ghost" }, `branch "ghost"`},
-		{"turn of another chat", func(e *store.Export) { e.Turns[0].ChatID = "x" }, `chat id "x"`},
-		{"duplicate turn", func(e *store.Export) { e.Turns[1].ID = e.Turns[0].ID }, `twice`},
-		{"bad decisions", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage("{") }, `decisions`},
-		{"bad role", func(e *store.Export) { e.Messages[0].Role = "root" }, `unknown role`},
-		{"span out of range", func(e *store.Export) { e.Messages[0].Reminders = []chat.ReminderSpan{{Part: 5}} }, `out of range`},
-		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", 1000) }, `longer than`},
-		{"control character", func(e *store.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`},
-		{"year 10000", func(e *store.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`},
+		{"format", func(e *store.Export) { e.Format = "other" }, `not a ctxlab chat export`, "format"},
+		{"newer version", func(e *store.Export) { e.Version = 2 }, `export version 2 is newer than this ctxlab (1); upgrade ctxlab`, "version"},
+		{"duplicate message", func(e *store.Export) { e.Messages[3].ID = e.Messages[2].ID }, `twice`, "messages[3].id"},
+		{"missing parent", func(e *store.Export) { e.Messages[2].ParentID = "ghost" }, `parent "ghost" is not a message of the chat`, "messages[2].parent_id"},
+		{"cycle", func(e *store.Export) { e.Messages[0].ParentID = e.Messages[3].ID }, `cycle`, "messages[0].parent_id"},
+		{"self parent", func(e *store.Export) { e.Messages[1].ParentID = e.Messages[1].ID }, `cycle`, "messages[1].parent_id"},
+		{"head missing", func(e *store.Export) { e.Branches[0].Head = "ghost" }, `head "ghost"`, "branches[0].head"},
+		{"duplicate branch", func(e *store.Export) { e.Branches[1].Name = "main" }, `branch "main" twice`, "branches[1].name"},
+		{"branch parent missing", func(e *store.Export) { e.Branches[1].Parent = "ghost" }, `parent branch "ghost"`, "branches[1].parent"},
+		{"active branch missing", func(e *store.Export) { e.Chat.ActiveBranch = "ghost" }, `active branch "ghost"`, "chat.active_branch"},
+		{"checkpoint missing", func(e *store.Export) { e.Checkpoints[0].MessageID = "ghost" }, `checkpoint "before-choice"`, "checkpoints[0].message_id"},
+		{"turn message missing", func(e *store.Export) { e.Turns[0].UserMessageID = "ghost" }, `message "ghost"`, "turns[0].user_message_id"},
+		{"turn branch missing", func(e *store.Export) { e.Turns[0].Branch = "ghost" }, `branch "ghost"`, "turns[0].branch"},
+		{"turn of another chat", func(e *store.Export) { e.Turns[0].ChatID = "x" }, `chat id "x"`, "turns[0].chat_id"},
+		{"duplicate turn", func(e *store.Export) { e.Turns[1].ID = e.Turns[0].ID }, `twice`, "turns[1].id"},
+		{"bad decisions", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage("{") }, `decisions`, "turns[0].decisions"},
+		{"bad role", func(e *store.Export) { e.Messages[0].Role = "root" }, `unknown role`, "messages[0].role"},
+		{"span out of range", func(e *store.Export) { e.Messages[0].Reminders = []chat.ReminderSpan{{Part: 5}} }, `out of range`, "messages[0].reminders[0].part_index"},
+		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", 1000) }, `longer than`, "messages[0].id"},
+		{"control character", func(e *store.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`, "chat.id"},
+		{"year 10000", func(e *store.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`, "messages[0].created_at"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -193,6 +194,13 @@ func TestImportRejects(t *testing.T) {
 			if !errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrSchema) {
 				t.Errorf("ImportChat: got %v, want ErrInvalid or ErrSchema", err)
 			}
+			var ee *store.ExportError
+			if !errors.As(err, &ee) || ee.Path.String() != tc.path || ee.Offset != -1 {
+				t.Errorf("ImportChat: got %#v, want an *ExportError at %s", err, tc.path)
+			}
+			if err2 := store.CheckExport(&e); err2 == nil || err2.Error() != ee.Error() {
+				t.Errorf("CheckExport: got %v, want %v", err2, ee)
+			}
 			if list, _ := dst.ListChats(ctx, store.ListOptions{}); len(list) != 0 {
 				t.Errorf("a rejected import wrote %d chats", len(list))
 			}
@@ -205,27 +213,52 @@ func TestReadExportRejects(t *testing.T) {
 	richChat(t, src)
 	good, _ := src.ExportChat(ctx, "demo-1")
 	b := encode(t, good)
+	lines := strings.Count(string(b), "\n")
 	tests := []struct {
 		name string
 		data string
-		want string
+		want string // the error: line, column and message
+		path string // the path of the value at fault
 	}{
-		{"empty", "", "truncated"},
-		{"truncated", string(b[:len(b)/2]), "truncated"},
-		{"trailing data", string(b) + `{"format":"ctxlab-chat"}`, "data after the end"},
-		{"garbage", "\x00\x01PK zip", "line 1, column 1"},
-		{"not an object", `[1, 2]`, "cannot be array"},
-		{"unknown field", strings.Replace(string(b), `"title"`, `"colour": 1, "title"`, 1), `unknown field "colour"`},
-		{"wrong type", strings.Replace(string(b), `"version": 1`, `"version": "1"`, 1), "version"},
-		{"wrong format", `{"format": "chatgpt", "version": 1}`, "not a ctxlab chat export"},
-		{"newer", `{"format": "ctxlab-chat", "version": 9, "future": true}`, "export version 9 is newer than this ctxlab (1)"},
-		{"syntax error line", "{\n  \"format\": \"ctxlab-chat\",\n  \"version\": 1,\n  \"chat\": {,}\n}", "line 4, column"},
+		{"empty", "", "line 1, column 1: the file is empty; want a ctxlab chat export", ""},
+		{"truncated", string(b[:len(b)/2]), "unexpected end of the file (truncated?)", ""},
+		{"trailing data", string(b) + `{"format":"ctxlab-chat"}`, fmt.Sprintf("line %d, column 1: invalid character '{' after top-level value", lines+1), ""},
+		{"garbage", "\x00\x01PK zip", "line 1, column 1: invalid character '\\x00' looking for beginning of value", ""},
+		{"not an object", ` [1, 2]`, "line 1, column 2: want a JSON object (a ctxlab chat export), not an array", ""},
+		{"unknown field", strings.Replace(string(b), `"title"`, `"colour": 1, "title"`, 1),
+			`line 6, column 5: unknown field "colour" in chat (known fields: id, title, metadata, active_branch, created_at, updated_at)`, "chat.colour"},
+		{"unknown field, near", strings.Replace(string(b), `"title"`, `"titles": 1, "title"`, 1),
+			`line 6, column 5: unknown field "titles" in chat; did you mean title?`, "chat.titles"},
+		{"wrong type", strings.Replace(string(b), `"version": 1`, `"version": "1"`, 1),
+			"line 3, column 14: export version: want an integer from 1 to 1, not a string", "version"},
+		{"wrong type nested", strings.Replace(string(b), `"part_index": 0`, `"part_index": false`, 1),
+			"line 94, column 25: messages[4].reminders[0].part_index: want an integer, not a boolean", "messages[4].reminders[0].part_index"},
+		{"bad time", strings.Replace(string(b), `"created_at": "2026-03-27T14:31:01Z"`, `"created_at": "2026-03-27 14:31"`, 1),
+			`line 47, column 21: messages[1].created_at: want a time like "2006-01-02T15:04:05Z" (RFC 3339), not "2026-03-27 14:31"`, "messages[1].created_at"},
+		{"wrong format", `{"format": "chatgpt", "version": 1}`, `line 1, column 12: not a ctxlab chat export (format "chatgpt", want "ctxlab-chat")`, "format"},
+		{"no format", `{"version": 1}`, `line 1, column 1: not a ctxlab chat export (no "format"; want "ctxlab-chat")`, ""},
+		{"newer", `{"format": "ctxlab-chat", "version": 9, "future": true}`, "line 1, column 38: export version 9 is newer than this ctxlab (1); upgrade ctxlab", "version"},
+		{"syntax error line", "{\n  \"format\": \"ctxlab-chat\",\n  \"version\": 1,\n  \"chat\": {,}\n}",
+			"line 4, column 12: invalid character ',' looking for beginning of object key string", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := store.ReadExport(strings.NewReader(tc.data))
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("ReadExport: got %v, want an error with %q", err, tc.want)
+			if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+				t.Fatalf("ReadExport: got %v, want an error ending with %q", err, tc.want)
+			}
+			var ee *store.ExportError
+			if !errors.As(err, &ee) || ee.Line < 1 || ee.Col < 1 || ee.Offset < 0 || ee.Offset > int64(len(tc.data)) {
+				t.Fatalf("ReadExport: got %#v, want an *ExportError with its place in the file", err)
+			}
+			if got := ee.Path.String(); got != tc.path {
+				t.Errorf("got path %q, want %q", got, tc.path)
+			}
+			if line, col := ee.Locate([]byte(tc.data)); line != ee.Line || col != ee.Col {
+				t.Errorf("Locate: got %d:%d, want %d:%d", line, col, ee.Line, ee.Col)
+			}
+			if !errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrSchema) {
+				t.Errorf("got %v, want ErrInvalid or ErrSchema", err)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/store/jsonpos"
 )
 
 // Limits on what the store accepts, so that a hostile import cannot exhaust it.
@@ -47,21 +48,22 @@ func checkRole(r chat.Role) bool {
 	return false
 }
 
-// checkMessage validates a message before it is written.
+// checkMessage validates a message before it is written. Its errors are pathErrors
+// naming the field of the message at fault.
 func checkMessage(m *chat.Message) error {
 	if err := checkName("message id", m.ID); err != nil {
-		return err
+		return within(err, "id")
 	}
 	if m.ParentID != "" {
 		if err := checkName("parent id", m.ParentID); err != nil {
-			return invalidf("message %q: %v", m.ID, err)
+			return invalidAt(jsonpos.Path{"parent_id"}, "message %q: %v", m.ID, err)
 		}
 	}
 	if !checkRole(m.Role) {
-		return invalidf("message %q: unknown role %q", m.ID, m.Role)
+		return invalidAt(jsonpos.Path{"role"}, "message %q: unknown role %q", m.ID, m.Role)
 	}
 	if len(m.Parts) > maxParts {
-		return invalidf("message %q: more than %d parts", m.ID, maxParts)
+		return invalidAt(jsonpos.Path{"parts", maxParts}, "message %q: more than %d parts", m.ID, maxParts)
 	}
 	for i, p := range m.Parts {
 		switch p.Type {
@@ -70,43 +72,53 @@ func checkMessage(m *chat.Message) error {
 			switch p.State {
 			case "", chat.ToolInputStreaming, chat.ToolInputAvailable, chat.ToolOutputAvailable, chat.ToolOutputError:
 			default:
-				return invalidf("message %q: part %d: unknown tool state %q", m.ID, i, p.State)
+				return invalidAt(jsonpos.Path{"parts", i, "state"}, "message %q: part %d: unknown tool state %q", m.ID, i, p.State)
 			}
 		default:
-			return invalidf("message %q: part %d: unknown part type %q", m.ID, i, p.Type)
+			return invalidAt(jsonpos.Path{"parts", i, "type"}, "message %q: part %d: unknown part type %q", m.ID, i, p.Type)
 		}
 		if len(p.Input) > 0 && !json.Valid(p.Input) {
-			return invalidf("message %q: part %d: tool input is not valid JSON", m.ID, i)
+			return invalidAt(jsonpos.Path{"parts", i, "input"}, "message %q: part %d: tool input is not valid JSON", m.ID, i)
 		}
 	}
-	for _, s := range m.Reminders {
-		if s.Part < 0 || s.Part >= len(m.Parts) || s.Start < 0 || s.Start > s.End || s.End > len(m.Parts[s.Part].Text) {
-			return invalidf("message %q: reminder %q: span [%d,%d) of part %d out of range", m.ID, s.ID, s.Start, s.End, s.Part)
+	for i, s := range m.Reminders {
+		field := ""
+		switch {
+		case s.Part < 0 || s.Part >= len(m.Parts):
+			field = "part_index"
+		case s.Start < 0 || s.Start > s.End:
+			field = "start"
+		case s.End > len(m.Parts[s.Part].Text):
+			field = "end"
+		}
+		if field != "" {
+			return invalidAt(jsonpos.Path{"reminders", i, field}, "message %q: reminder %q: span [%d,%d) of part %d out of range", m.ID, s.ID, s.Start, s.End, s.Part)
 		}
 	}
-	return checkTime(m.CreatedAt, "message "+quote(m.ID))
+	return within(checkTime(m.CreatedAt, "message "+quote(m.ID)), "created_at")
 }
 
 // checkTurn validates a turn before it is written (its references are checked by the
-// database, or by ImportChat against the export).
+// database, or by ImportChat against the export). Its errors are pathErrors naming the
+// field of the turn at fault.
 func checkTurn(t *chat.Turn) error {
 	if err := checkName("turn id", t.ID); err != nil {
-		return err
+		return within(err, "id")
 	}
-	for _, id := range []string{t.UserMessageID, t.AssistantMessageID} {
-		if id != "" {
-			if err := checkName("message id", id); err != nil {
-				return invalidf("turn %q: %v", t.ID, err)
+	for _, f := range []struct{ key, id string }{{"user_message_id", t.UserMessageID}, {"assistant_message_id", t.AssistantMessageID}} {
+		if f.id != "" {
+			if err := checkName("message id", f.id); err != nil {
+				return invalidAt(jsonpos.Path{f.key}, "turn %q: %v", t.ID, err)
 			}
 		}
 	}
 	if t.Number < 0 {
-		return invalidf("turn %q: negative number %d", t.ID, t.Number)
+		return invalidAt(jsonpos.Path{"turn"}, "turn %q: negative number %d", t.ID, t.Number)
 	}
 	if len(t.Decisions) > 0 && !json.Valid(t.Decisions) {
-		return invalidf("turn %q: decisions are not valid JSON", t.ID)
+		return invalidAt(jsonpos.Path{"decisions"}, "turn %q: decisions are not valid JSON", t.ID)
 	}
-	return checkTime(t.At, "turn "+quote(t.ID))
+	return within(checkTime(t.At, "turn "+quote(t.ID)), "at")
 }
 
 func quote(s string) string {

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// impGood is a small valid export, one record a line, so that a problem's line and column
+// are easy to tell: every test of TestImportPositions changes it a little.
+const impGood = "testdata/cli/import/good.export.json"
+
+// TestImportPositions checks that every kind of bad import file is refused with exit code
+// 2, FILE:LINE:COL at the offending value (the key of an unknown field; 1:1 for the whole
+// file) and a message saying what is wrong, that nothing is printed and that nothing is
+// written: the database is as it was, and a database that did not exist is not created.
+func TestImportPositions(t *testing.T) {
+	good := expReadFile(t, impGood)
+	// edit returns the good export with old replaced by new; old must be there once.
+	edit := func(old, new string) string {
+		t.Helper()
+		if n := strings.Count(good, old); n != 1 {
+			t.Fatalf("%q is in the good export %d times, want once", old, n)
+		}
+		return strings.Replace(good, old, new, 1)
+	}
+	lines := strings.SplitAfter(good, "\n")
+	const u1 = `    {"id": "u1", "role": "user", "parts": [{"type": "text", "text": "héllo wörld"}], "created_at": "2026-01-01T00:00:00Z"},`
+	tests := []struct {
+		name, content string
+		want          string // stderr, with the file's path as FILE
+	}{
+		// The file as a whole, and its syntax.
+		{"empty", "", "FILE:1:1: the file is empty; want a ctxlab chat export or an OpenAI messages array"},
+		{"only white space", " \n\t\n", "FILE:1:1: the file is empty; want a ctxlab chat export or an OpenAI messages array"},
+		{"not JSON", "ctxlab", "FILE:1:1: invalid character 'c' looking for beginning of value"},
+		{"syntax error", edit(`"version": 1,`, `"version": 1,,`), "FILE:3:16: invalid character ',' looking for beginning of object key string"},
+		{"syntax error after non-ASCII", edit(`"text": "héllo wörld"}`, `"text": "héllo wörld" x}`),
+			"FILE:6:83: invalid character 'x' after object key:value pair"},
+		{"truncated", strings.Join(lines[:7], ""), "FILE:8:1: unexpected end of the file (truncated?)"},
+		{"truncated in a line", good[:strings.Index(good, `"parent_id": "u1"`)+5], "FILE:7:23: unexpected end of the file (truncated?)"},
+		{"trailing data", good + "{}\n", "FILE:22:1: invalid character '{' after top-level value"},
+		{"neither export nor OpenAI", `{"model": "gpt-4o"}`,
+			`FILE:1:1: neither a ctxlab chat export (no "format") nor an OpenAI request (no "messages")`},
+		{"byte order mark", "\xef\xbb\xbf" + `{"format": "ctxlab-chat", "version": 1, "bogus": 1}`,
+			`FILE:1:41: unknown field "bogus" in the export (known fields: format, version, chat, messages, branches, checkpoints, turns)`},
+
+		// Format and version.
+		{"other format", edit(`"format": "ctxlab-chat"`, `"format": "chatgpt"`), `FILE:2:13: not a ctxlab chat export (format "chatgpt", want "ctxlab-chat")`},
+		{"format a number", edit(`"format": "ctxlab-chat"`, `"format": 7`), `FILE:2:13: not a ctxlab chat export (format 7, want "ctxlab-chat")`},
+		{"newer version", edit(`"version": 1,`, `"version": 2,`), "FILE:3:14: export version 2 is newer than this ctxlab (1); upgrade ctxlab"},
+		{"newer version, unknown fields", edit(`"version": 1,`, `"future": {}, "version": 2,`),
+			"FILE:3:28: export version 2 is newer than this ctxlab (1); upgrade ctxlab"},
+		{"version 0", edit(`"version": 1,`, `"version": 0,`), "FILE:3:14: export version 0: want 1 to 1"},
+		{"version a string", edit(`"version": 1,`, `"version": "1",`), "FILE:3:14: export version: want an integer from 1 to 1, not a string"},
+		{"no version", edit("  \"version\": 1,\n", ""), `FILE:1:1: no export "version" (want 1)`},
+
+		// Fields and types.
+		{"unknown field", edit(`"version": 1,`, `"version": 1, "extra": true,`),
+			`FILE:3:17: unknown field "extra" in the export (known fields: format, version, chat, messages, branches, checkpoints, turns)`},
+		{"unknown field of the chat", edit(`"title": "Import test"`, `"titel": "Import test"`),
+			`FILE:4:27: unknown field "titel" in chat; did you mean title?`},
+		{"unknown field of a part", edit(`"text": "hi"`, `"txt": "hi"`),
+			`FILE:7:85: unknown field "txt" in messages[1].parts[0]; did you mean text?`},
+		{"unknown field of a turn's request", edit(`"system_prompt": ""`, `"system_prompt": "", "temprature": 1`),
+			`FILE:19:206: unknown field "temprature" in turns[0].request; did you mean temperature?`},
+		{"wrong type", edit(`"turn": 1`, `"turn": "one"`), "FILE:19:64: turns[0].turn: want an integer, not a string"},
+		{"not an integer", edit(`"turn": 1`, `"turn": 1.5`), "FILE:19:64: turns[0].turn: want an integer, not the number 1.5"},
+		{"integer out of range", edit(`"turn": 1`, `"turn": 99999999999999999999`), "FILE:19:64: turns[0].turn: the number 99999999999999999999 is out of range"},
+		{"an object for an array", edit(`"parts": [{"type": "text", "text": "more"}]`, `"parts": {"type": "text"}`),
+			"FILE:8:62: messages[2].parts: want an array, not an object"},
+		{"a string for an object", edit(`"chat_usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}`, `"chat_usage": "none"`),
+			"FILE:19:220: turns[0].request.chat_usage: want an object, not a string"},
+		{"bad time after non-ASCII", edit(u1, strings.Replace(u1, "2026-01-01T00:00:00Z", "yesterday", 1)),
+			`FILE:6:100: messages[0].created_at: want a time like "2006-01-02T15:04:05Z" (RFC 3339), not "yesterday"`},
+		{"time a number", edit(`"at": "2026-01-01T00:00:00Z"`, `"at": 0`),
+			`FILE:19:128: turns[0].at: want a time like "2006-01-02T15:04:05Z" (RFC 3339), not a number`},
+
+		// The chat's consistency.
+		{"branch head not a message", edit(`"head": "u2"`, `"head": "ghost"`),
+			`FILE:12:30: branch "main": head "ghost" is not a message of the chat`},
+		{"unknown active branch", edit(`"active_branch": "main"`, `"active_branch": "trunk"`),
+			`FILE:4:97: active branch "trunk" is not a branch of the chat`},
+		{"duplicate branch", edit(`"name": "main-v2"`, `"name": "main"`), `FILE:13:14: branch "main" twice`},
+		{"unknown parent branch", edit(`"parent": "main"`, `"parent": "trunk"`),
+			`FILE:13:49: branch "main-v2": parent branch "trunk" is not another branch of the chat`},
+		{"empty branch name", edit(`"name": "main-v2"`, `"name": ""`), "FILE:13:14: empty branch name"},
+		{"duplicate message id", edit(`{"id": "a2"`, `{"id": "a1"`), `FILE:9:12: message "a1" twice`},
+		{"missing message id", edit(`{"id": "u2", `, `{`), "FILE:8:5: empty message id"},
+		{"unknown parent", edit(`"parent_id": "a1"`, `"parent_id": "ghost"`),
+			`FILE:8:31: message "u2": parent "ghost" is not a message of the chat`},
+		{"parent cycle", edit(`{"id": "u1", `, `{"id": "u1", "parent_id": "u2", `),
+			`FILE:6:31: message "u1": its ancestors form a cycle`},
+		{"unknown role", edit(`"role": "assistant", "parts": [{"type": "text", "text": "hi"}]`, `"role": "robot", "parts": [{"type": "text", "text": "hi"}]`),
+			`FILE:7:45: message "a1": unknown role "robot"`},
+		{"unknown part type", edit(`{"type": "text", "text": "again"}`, `{"type": "image", "text": "again"}`),
+			`FILE:9:77: message "a2": part 0: unknown part type "image"`},
+		{"reminder span out of range", edit(`"text": "more"}]`, `"text": "more"}], "reminders": [{"id": "r", "part_index": 0, "start": 2, "end": 90, "mode": "inline"}]`),
+			`FILE:8:160: message "u2": reminder "r": span [2,90) of part 0 out of range`},
+		{"control character in an id", edit(`"id": "imp-1", "title"`, `"id": "imp\u001b1", "title"`),
+			`FILE:4:18: chat id "imp\x1b1": control character`},
+		{"no chat", edit(`"chat": {"id": "imp-1", "title": "Import test", "metadata": {"tier": "pro"}, "active_branch": "main", "created_at": "2026-01-01T00:00:00Z", "updated_at": "2026-01-01T00:00:03Z"}`, `"chat": null`),
+			"FILE:4:11: empty chat id"},
+		{"checkpoint of no message", edit(`"message_id": "a1"`, `"message_id": "ghost"`),
+			`FILE:16:37: checkpoint "start": message "ghost" is not a message of the chat`},
+		{"turn of another chat", edit(`"chat_id": "imp-1"`, `"chat_id": "imp-2"`), `FILE:19:29: turn "t1": chat id "imp-2", want "imp-1"`},
+		{"turn on no branch", edit(`"branch": "main", "turn"`, `"branch": "trunk", "turn"`),
+			`FILE:19:48: turn "t1": branch "trunk" is not a branch of the chat`},
+		{"turn of no message", edit(`"assistant_message_id": "a1"`, `"assistant_message_id": "ghost"`),
+			`FILE:19:116: turn "t1": message "ghost" is not a message of the chat`},
+		{"negative turn number", edit(`"turn": 1`, `"turn": -1`), `FILE:19:64: turn "t1": negative number -1`},
+
+		// OpenAI messages arrays.
+		{"openai unknown role", "[\n  {\"role\": \"developer\", \"content\": \"a\"}\n]",
+			`FILE:2:12: messages[0]: unknown role "developer" (want system, user, assistant or tool)`},
+		{"openai no role", "[\n  {\"content\": \"a\"}\n]", "FILE:2:3: messages[0]: message has no role"},
+		{"openai role a number", `{"messages": [{"role": 12}]}`, "FILE:1:24: messages[0]: role: want a string, not number"},
+		{"openai content a number", `[{"role": "user", "content": 12}]`,
+			"FILE:1:30: messages[0]: content: want a string, an array of text parts or null, not a number"},
+		{"openai image part", "[{\"role\": \"user\",\n  \"content\": [{\"type\": \"text\", \"text\": \"a\"}, {\"type\": \"image_url\", \"image_url\": {\"url\": \"x\"}}]}]",
+			`FILE:2:55: messages[0]: content[1]: part type "image_url" is not supported (only text parts can be imported)`},
+		{"openai system message later", "[{\"role\": \"user\", \"content\": \"a\"},\n {\"role\": \"system\", \"content\": \"b\"}]",
+			`FILE:2:11: messages[1]: system message after the start: only a leading system message can be imported (it becomes the chat's system_prompt)`},
+		{"openai tool answers no call", "[\n  {\"role\": \"user\", \"content\": \"a\"},\n  {\"role\": \"tool\", \"content\": \"d\", \"tool_call_id\": \"x\"}\n]",
+			`FILE:3:52: messages[1]: tool message with tool_call_id "x" answers no call`},
+		{"openai tool message without id", "[{\"role\": \"user\", \"content\": \"a\"},\n {\"role\": \"tool\", \"content\": \"d\"}]",
+			"FILE:2:2: messages[1]: tool message has no tool_call_id"},
+		{"openai unanswered call", `[{"role": "user", "content": "a"}, {"role": "assistant", "tool_calls": [` +
+			`{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}, {"id": "c2", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},` +
+			` {"role": "tool", "tool_call_id": "c1", "content": "ok"}]`,
+			`FILE:1:160: messages[1]: tool call "c2" has no tool message answering it`},
+		{"openai bad arguments", `[{"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"name": "f", "arguments": "{oops"}}]}]`,
+			`FILE:1:110: messages[0]: tool_calls[0]: arguments are not JSON: invalid character 'o' looking for beginning of object key string`},
+		{"openai call without name", `[{"role": "assistant", "tool_calls": [{"id": "c", "type": "function", "function": {"arguments": "{}"}}]}]`,
+			`FILE:1:83: messages[0]: tool_calls[0]: no function name`},
+		{"openai call used twice", `[{"role": "assistant", "tool_calls": [{"id": "c", "function": {"name": "f", "arguments": "{}"}}, {"id": "c", "function": {"name": "f", "arguments": "{}"}}]}]`,
+			`FILE:1:105: messages[0]: tool_calls[1]: id "c" used twice`},
+		{"openai function_call", `[{"role": "assistant", "function_call": {"name": "f", "arguments": "{}"}}]`,
+			`FILE:1:24: messages[0]: the legacy "function_call" is not supported; use "tool_calls"`},
+		{"openai messages not an array", `{"model": "m", "messages": 5}`, `FILE:1:28: "messages" is not an array`},
+		{"openai empty array", "[]", "FILE:1:1: no messages to import"},
+		{"openai truncated", "[{\"role\": \"user\", \"content\": \"a\"},\n{\"role\": \"assi", "FILE:2:15: unexpected end of the file (truncated?)"},
+		{"openai trailing data", `[{"role": "user", "content": "a"}] x`, "FILE:1:36: invalid character 'x' after top-level value"},
+	}
+
+	isolateCtxlabEnv(t)
+	db := expScriptDB(t)
+	dir := t.TempDir()
+	absent := filepath.Join(dir, "absent.db")
+	// The good export imports (into a database of its own), so every change below is what
+	// makes its file bad.
+	if got := mustRunCtxlab(t, "import", impGood, "--db", filepath.Join(t.TempDir(), "good.db")); got != "imp-1\n" {
+		t.Fatalf("the good export: got %q, want imp-1", got)
+	}
+	before := expDBState(t, db)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-")+".json")
+			expWriteFile(t, file, tt.content)
+			for _, target := range []string{db, absent} {
+				r := runCtxlab(t, "import", file, "--db", target)
+				if r.code != exitInvalid {
+					t.Errorf("got exit %d, want %d", r.code, exitInvalid)
+				}
+				if got := strings.TrimSuffix(strings.ReplaceAll(r.stderr, file, "FILE"), "\n"); got != tt.want {
+					t.Errorf("got stderr\n\t%s\nwant\n\t%s", got, tt.want)
+				}
+				if r.stdout != "" {
+					t.Errorf("got stdout %q, want nothing", r.stdout)
+				}
+			}
+			if after := expDBState(t, db); after != before {
+				t.Error("the database changed")
+			}
+			if _, err := os.Stat(absent); !os.IsNotExist(err) {
+				t.Errorf("a refused import created the database %s (stat: %v)", absent, err)
+				os.Remove(absent)
+			}
+		})
+	}
+}

@@ -1,0 +1,255 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/store/jsonpos"
+)
+
+// ExportError is a problem of an export file, or of the chat it holds, and where it is.
+// ReadExport knows the file: it gives the byte offset (and line and column) of the
+// problem. ImportChat and CheckExport check a decoded Export: they give the path of the
+// offending value in the export's JSON, as Encode writes it (chat.active_branch,
+// branches[1].head), which Locate finds in the file the export was read from. It wraps
+// ErrInvalid, or ErrSchema for an export of a newer version.
+type ExportError struct {
+	// Path locates the offending value; empty for the whole file.
+	Path jsonpos.Path
+	// Key tells that the problem is the key Path ends with (an unknown field), not its value.
+	Key bool
+	// Offset is the byte offset of the problem in the file, or -1 when only Path is known;
+	// Line and Col (1-based, columns in code points) are set with it.
+	Offset    int64
+	Line, Col int
+	// Msg says what is wrong, naming the record concerned (`branch "main-v2": head
+	// "ghost" is not a message of the chat`).
+	Msg string
+	err *storeError
+}
+
+// Error returns "line L, column C: message" when the position is known, else the message.
+func (e *ExportError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Col, e.Msg)
+	}
+	return e.Msg
+}
+
+// Unwrap returns the kind of the error: ErrInvalid or ErrSchema (through an error of the
+// store).
+func (e *ExportError) Unwrap() error { return e.err }
+
+// Locate returns the line and column (1-based, columns in code points) of the problem in
+// b, the file the export was read from: at Offset when known, else at the value Path
+// names (at its key with Key), or at the nearest enclosing value that is there, so that a
+// missing field is reported at the object that lacks it.
+func (e *ExportError) Locate(b []byte) (line, col int) {
+	if e.Line > 0 {
+		return e.Line, e.Col
+	}
+	return jsonpos.LineCol(b, e.offsetIn(b))
+}
+
+// offsetIn returns the offset of the problem in b.
+func (e *ExportError) offsetIn(b []byte) int64 {
+	if e.Offset >= 0 {
+		return e.Offset
+	}
+	if e.Key {
+		off, _ := jsonpos.FindKey(b, e.Path)
+		return off
+	}
+	off, _ := jsonpos.Find(b, e.Path)
+	return off
+}
+
+// exportErr returns an ErrInvalid problem of the value at path.
+func exportErr(path jsonpos.Path, format string, args ...any) *ExportError {
+	msg := fmt.Sprintf(format, args...)
+	return &ExportError{Path: path, Offset: -1, Msg: msg, err: &storeError{msg: msg, kind: ErrInvalid}}
+}
+
+// at returns err as a problem of the value at path: an *ExportError or a pathError of a
+// part of that value gets path put before its own; another error of the store becomes one
+// at path.
+func at(err error, path ...any) error {
+	if err == nil {
+		return nil
+	}
+	var ee *ExportError
+	if errors.As(err, &ee) {
+		c := *ee
+		c.Path = jsonpos.Path(path).Append(ee.Path...)
+		return &c
+	}
+	var pe *pathError
+	if errors.As(err, &pe) {
+		return &ExportError{Path: jsonpos.Path(path).Append(pe.path...), Offset: -1, Msg: pe.se.msg, err: pe.se}
+	}
+	se := &storeError{msg: err.Error(), kind: ErrInvalid}
+	var from *storeError
+	if errors.As(err, &from) {
+		se = from
+	}
+	return &ExportError{Path: jsonpos.Path(path).Append(), Offset: -1, Msg: err.Error(), err: se}
+}
+
+// pathError is an error of the store about a part of a record: path is relative to the
+// record (parts[2].type of a message), so that an import can point at the value. Outside
+// an import it is the store error it wraps.
+type pathError struct {
+	path jsonpos.Path
+	se   *storeError
+}
+
+func (e *pathError) Error() string { return e.se.msg }
+func (e *pathError) Unwrap() error { return e.se }
+
+// invalidAt returns an ErrInvalid error about the part at path of a record.
+func invalidAt(path jsonpos.Path, format string, args ...any) error {
+	return &pathError{path: path, se: &storeError{msg: fmt.Sprintf(format, args...), kind: ErrInvalid}}
+}
+
+// within returns err (from checkName or checkTime) as an error about the part at path.
+func within(err error, path ...any) error {
+	var se *storeError
+	if err == nil || !errors.As(err, &se) {
+		return err
+	}
+	return &pathError{path: path, se: se}
+}
+
+// fileErr returns an ErrInvalid problem at byte offset off of the file b.
+func fileErr(b []byte, off int64, path jsonpos.Path, key bool, format string, args ...any) *ExportError {
+	e := exportErr(path, format, args...)
+	e.Key = key
+	e.Offset = min(max(off, 0), int64(len(b)))
+	e.Line, e.Col = jsonpos.LineCol(b, e.Offset)
+	return e
+}
+
+// placed returns err (an *ExportError, or another error as one of the whole file) with
+// its position in the file b.
+func placed(b []byte, err error) error {
+	var ee *ExportError
+	if !errors.As(err, &ee) {
+		return fileErr(b, jsonpos.Start(b), nil, false, "%v", err)
+	}
+	c := *ee
+	c.Offset = ee.offsetIn(b)
+	c.Line, c.Col = jsonpos.LineCol(b, c.Offset)
+	return &c
+}
+
+// decodeProblem describes the first value of the export file b that decoding into an
+// Export rejects: an unknown field, or a value of the wrong type.
+func decodeProblem(b []byte, t reflect.Type, decErr error) error {
+	p, ok := jsonpos.FirstProblem(b, t)
+	if !ok {
+		// Not one the walk finds (it follows encoding/json closely): the decoder's own
+		// error, at its offset when it has one.
+		var typ *json.UnmarshalTypeError
+		if errors.As(decErr, &typ) {
+			path, off := jsonpos.At(b, typ.Offset-1)
+			return fileErr(b, off, path, false, "%s: cannot be %s", typ.Field, typ.Value)
+		}
+		return fileErr(b, jsonpos.Start(b), nil, false, "%s", strings.TrimPrefix(decErr.Error(), "json: "))
+	}
+	where := p.Path.String()
+	if p.Unknown {
+		key := p.Path[len(p.Path)-1].(string)
+		in := " in " + p.Path[:len(p.Path)-1].String()
+		if len(p.Path) == 1 {
+			in = " in the export"
+		}
+		return fileErr(b, p.Offset, p.Path, true, "unknown field %q%s%s", key, in, diag.Hint(key, p.Known, "known fields"))
+	}
+	if where == "" {
+		where = "the export"
+	}
+	return fileErr(b, p.Offset, p.Path, false, "%s: %s", where, typeProblem(p))
+}
+
+var timeType = reflect.TypeFor[time.Time]()
+
+// typeProblem says what is wrong with a value of the wrong type.
+func typeProblem(p jsonpos.Problem) string {
+	t := p.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	got := jsonKind(p.Raw)
+	if t == timeType {
+		if got == "a string" {
+			var s string
+			_ = json.Unmarshal(p.Raw, &s)
+			return fmt.Sprintf("want a time like \"2006-01-02T15:04:05Z\" (RFC 3339), not %q", s)
+		}
+		return fmt.Sprintf("want a time like \"2006-01-02T15:04:05Z\" (RFC 3339), not %s", got)
+	}
+	var typ *json.UnmarshalTypeError
+	if !errors.As(p.Err, &typ) {
+		return strings.TrimPrefix(p.Err.Error(), "json: ")
+	}
+	want := goKind(t)
+	if got == "a number" {
+		integer := !bytes.ContainsAny(p.Raw, ".eE")
+		switch {
+		case want == "a number", want == "an integer" && integer, want == "a non-negative integer" && integer && p.Raw[0] != '-':
+			return fmt.Sprintf("the number %s is out of range", p.Raw)
+		}
+		got = "the number " + string(p.Raw)
+	}
+	return fmt.Sprintf("want %s, not %s", want, got)
+}
+
+// jsonKind names the JSON type of raw, with an article.
+func jsonKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// goKind names the JSON type a Go type decodes, with an article.
+func goKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
+			return "a base64 string"
+		}
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a value of type " + t.String()
+}

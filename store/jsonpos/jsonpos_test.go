@@ -159,6 +159,7 @@ type outer struct {
 	Bytes  []byte           `json:"bytes"`
 	Quoted int              `json:"quoted,string"`
 	NoTag  bool
+	//lint:ignore U1000 unexported on purpose: encoding/json must not see it
 	hidden int
 }
 

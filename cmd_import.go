@@ -18,9 +18,9 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/jsonpos"
 	"github.com/ctxlab/ctxlab/engine/transcript"
 	"github.com/ctxlab/ctxlab/store"
-	"github.com/ctxlab/ctxlab/store/jsonpos"
 )
 
 // importTitleLen is the length, in characters, of the title an imported OpenAI array gets

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/store/jsonpos"
+	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
 // The identity of the JSON export format.
@@ -150,7 +150,7 @@ func DecodeExport(b []byte) (Export, error) {
 		}
 	}
 	if b[start] != '{' {
-		return Export{}, fileErr(b, start, nil, false, "want a JSON object (a ctxlab chat export), not %s", jsonKind(b[start:start+1]))
+		return Export{}, fileErr(b, start, nil, false, "want a JSON object (a ctxlab chat export), not %s", jsonpos.Kind(b[start:start+1]))
 	}
 	if err := checkHeaderJSON(head.Format, head.Version); err != nil {
 		return Export{}, placed(b, err)
@@ -174,7 +174,7 @@ func checkHeaderJSON(format, version json.RawMessage) error {
 	if err := json.Unmarshal(format, &f); err != nil || f != ExportFormat {
 		shown := string(format)
 		if len(shown) > 60 {
-			shown = jsonKind(format)
+			shown = jsonpos.Kind(format)
 		}
 		return exportErr(jsonpos.Path{"format"}, "not a ctxlab chat export (format %s, want %q)", shown, ExportFormat)
 	}
@@ -183,7 +183,7 @@ func checkHeaderJSON(format, version json.RawMessage) error {
 	}
 	var v int
 	if err := json.Unmarshal(version, &v); err != nil {
-		shown := jsonKind(version)
+		shown := jsonpos.Kind(version)
 		if shown == "a number" {
 			shown = "the number " + string(version)
 		}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/diag"
-	"github.com/ctxlab/ctxlab/store/jsonpos"
+	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
 // ExportError is a problem of an export file, or of the chat it holds, and where it is.
@@ -185,7 +185,7 @@ func typeProblem(p jsonpos.Problem) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
-	got := jsonKind(p.Raw)
+	got := jsonpos.Kind(p.Raw)
 	if t == timeType {
 		if got == "a string" {
 			var s string
@@ -208,26 +208,6 @@ func typeProblem(p jsonpos.Problem) string {
 		got = "the number " + string(p.Raw)
 	}
 	return fmt.Sprintf("want %s, not %s", want, got)
-}
-
-// jsonKind names the JSON type of raw, with an article.
-func jsonKind(raw []byte) string {
-	if len(raw) == 0 {
-		return "nothing"
-	}
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
 }
 
 // goKind names the JSON type a Go type decodes, with an article.

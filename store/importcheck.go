@@ -2,7 +2,7 @@ package store
 
 import (
 	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/store/jsonpos"
+	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
 // importPlan is a checked export, ready to write.

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/store/jsonpos"
+	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
 // Limits on what the store accepts, so that a hostile import cannot exhaust it.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
 // MetaSystemPrompt is the chat metadata key that keeps the leading system message of an
@@ -506,7 +507,7 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 			}
 		}
 	default:
-		return w, &Error{Offset: -1, Msg: fmt.Sprintf("content: want a string, an array of text parts or null, not %s", valueKind(c))}
+		return w, &Error{Offset: -1, Msg: fmt.Sprintf("content: want a string, an array of text parts or null, not %s", jsonpos.Kind(c))}
 	}
 	for j, tc := range m.ToolCalls {
 		call := chat.WireToolCall{ID: tc.ID, Type: tc.Type, Function: chat.FunctionCall{Name: tc.Function.Name}}
@@ -528,21 +529,6 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 func isSet(raw []byte) bool {
 	raw = bytes.TrimSpace(raw)
 	return len(raw) > 0 && !bytes.Equal(raw, []byte("null"))
-}
-
-// valueKind names the kind of a JSON value by its first byte.
-func valueKind(raw []byte) string {
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // jsonKind names a Go kind as a JSON type.

@@ -381,3 +381,24 @@ func (s *scanner) array(fn func(i int) bool) bool {
 		n++
 	}
 }
+
+// Kind names the type of a JSON value by its first byte, with an article ("an object",
+// "a string", …; "nothing" for no value), for messages about a value of the wrong type.
+func Kind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}

@@ -417,6 +417,7 @@ func TestDescribeGolden(t *testing.T) {
 		{name: "flags over a profile", config: fullConfig, env: env{"MY_KEY": "sk-flag-abcdefghijklmnop9999"},
 			flags: Flags{Model: "o4-mini", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "MY_KEY", Profile: "other"}},
 		{name: "nothing configured"},
+		{name: "a server without a model name", flags: Flags{BaseURL: "http://127.0.0.1:8080/v1"}},
 	}
 	for _, c := range cases {
 		in := setup(t, c.config, c.env)

@@ -22,9 +22,12 @@ func (s Settings) Lines() []Line {
 	var out []Line
 	add := func(key, value, source string) { out = append(out, Line{key, value, source}) }
 
-	if s.Model.IsSet() {
+	switch {
+	case s.Model.IsSet():
 		add("model", s.Model.Value, s.Model.Source)
-	} else {
+	case s.Configured():
+		add("model", unset, "a live turn uses the server's model if it offers exactly one")
+	default:
 		add("model", ScriptedModel, "default (nothing names a model)")
 	}
 	switch {

@@ -8,8 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -242,15 +240,15 @@ func openAIError(b []byte, path string, err error) error {
 			msg = jsonpos.Path{"messages", te.Index}
 		}
 		if start, n := jsonpos.Find(b, msg); n == len(msg) {
-			switch rel, key, ok := openAIField(b[start:], te.Msg); {
+			switch {
 			case off > start && strings.Contains(te.Msg, ": want "):
 				// A type error, which DecodeOpenAI places at the end of the value.
 				_, off = jsonpos.At(b, off)
-			case ok && key:
-				off, _ = jsonpos.FindKey(b[start:], rel)
+			case te.Key:
+				off, _ = jsonpos.FindKey(b[start:], te.Field)
 				off += start
-			case ok:
-				off, _ = jsonpos.Find(b[start:], rel)
+			case te.Field != nil:
+				off, _ = jsonpos.Find(b[start:], te.Field)
 				off += start
 			default:
 				off = start
@@ -262,67 +260,6 @@ func openAIError(b []byte, path string, err error) error {
 	}
 	line, col := jsonpos.LineCol(b, off)
 	return &diag.Error{File: path, Line: line, Col: col, Msg: te.Error()}
-}
-
-// openAIIndexed matches the start of a message of FromOpenAI about an element of a
-// message's content or tool_calls.
-var openAIIndexed = regexp.MustCompile(`^(content|tool_calls)\[(\d+)\]: `)
-
-// openAIField returns the path, inside the message msg (its JSON), of the value a
-// problem of FromOpenAI or DecodeOpenAI is about, read from the problem's message; key
-// tells that the problem is the key (a field that is not supported). ok is false when the
-// message names no part of the message.
-func openAIField(msg []byte, problem string) (path jsonpos.Path, key, ok bool) {
-	if m := openAIIndexed.FindStringSubmatch(problem); m != nil {
-		j, _ := strconv.Atoi(m[2])
-		rest := problem[len(m[0]):]
-		switch {
-		case m[1] == "content" && strings.HasPrefix(rest, "part type "):
-			return jsonpos.Path{"content", j, "type"}, false, true
-		case m[1] == "content":
-			return jsonpos.Path{"content", j}, false, true
-		case strings.HasPrefix(rest, "no id"), strings.HasPrefix(rest, "id "):
-			return jsonpos.Path{"tool_calls", j, "id"}, false, true
-		case strings.HasPrefix(rest, "type "):
-			return jsonpos.Path{"tool_calls", j, "type"}, false, true
-		case strings.HasPrefix(rest, "no function name"):
-			return jsonpos.Path{"tool_calls", j, "function", "name"}, false, true
-		case strings.HasPrefix(rest, "arguments"):
-			return jsonpos.Path{"tool_calls", j, "function", "arguments"}, false, true
-		}
-		return jsonpos.Path{m[1], j}, false, true
-	}
-	switch {
-	case strings.HasPrefix(problem, "content: "):
-		return jsonpos.Path{"content"}, false, true
-	case strings.HasPrefix(problem, "unknown role "), problem == "message has no role",
-		strings.HasPrefix(problem, "system message after the start"):
-		return jsonpos.Path{"role"}, false, true
-	case strings.Contains(problem, " message has tool_calls"):
-		return jsonpos.Path{"tool_calls"}, false, true
-	case strings.Contains(problem, " message has a tool_call_id"), strings.HasPrefix(problem, "tool message "):
-		return jsonpos.Path{"tool_call_id"}, false, true
-	case strings.HasPrefix(problem, `the legacy "function_call"`):
-		return jsonpos.Path{"function_call"}, true, true
-	case strings.HasPrefix(problem, "tool call "):
-		// tool call "ID" has no tool message answering it: at that call's id.
-		var id string
-		if _, err := fmt.Sscanf(strings.TrimPrefix(problem, "tool call "), "%q", &id); err != nil {
-			return nil, false, false
-		}
-		var calls []struct {
-			ID string `json:"id"`
-		}
-		if raw, ok := jsonpos.Value(msg, jsonpos.Path{"tool_calls"}); ok && json.Unmarshal(raw, &calls) == nil {
-			for k, c := range calls {
-				if c.ID == id {
-					return jsonpos.Path{"tool_calls", k, "id"}, false, true
-				}
-			}
-		}
-		return jsonpos.Path{"tool_calls"}, false, true
-	}
-	return nil, false, false
 }
 
 // jsonSyntaxError places a JSON syntax error at the byte it is about.

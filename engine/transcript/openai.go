@@ -60,6 +60,11 @@ func WriteOpenAI(w io.Writer, msgs []chat.WireMessage) error {
 // or with the whole. It wraps chat.ErrInvalid.
 type Error struct {
 	Index int // the message concerned, or -1
+	// Field is where in that message the problem is (keys and indexes, as in
+	// jsonpos.Path), nil for the whole message; Key says the problem is the field's key (a
+	// field that is not supported), not its value.
+	Field jsonpos.Path
+	Key   bool
 	// Offset is the byte offset in the JSON input where the problem is, or -1 when it is
 	// not known (FromOpenAI knows no input; see Array.Offsets).
 	Offset int64
@@ -77,8 +82,9 @@ func (e *Error) Error() string {
 // Unwrap returns chat.ErrInvalid.
 func (e *Error) Unwrap() error { return chat.ErrInvalid }
 
-func errAt(i int, format string, args ...any) *Error {
-	return &Error{Index: i, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+// errAt is a problem of message i, at field of it (nil for the whole message).
+func errAt(i int, field jsonpos.Path, format string, args ...any) *Error {
+	return &Error{Index: i, Field: field, Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Imported is an OpenAI messages array read by FromOpenAI.
@@ -130,9 +136,9 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 		return len(im.Messages) - 1
 	}
 	unanswered := func() error {
-		for _, id := range order {
+		for k, id := range order {
 			if _, open := pending[id]; open {
-				return errAt(callsAt, "tool call %q has no tool message answering it", id)
+				return errAt(callsAt, jsonpos.Path{"tool_calls", k, "id"}, "tool call %q has no tool message answering it", id)
 			}
 		}
 		return nil
@@ -142,19 +148,19 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 		switch w.Role {
 		case chat.RoleSystem, chat.RoleUser, chat.RoleTool:
 			if len(w.ToolCalls) > 0 {
-				return im, errAt(i, "%s message has tool_calls (only an assistant message makes calls)", w.Role)
+				return im, errAt(i, jsonpos.Path{"tool_calls"}, "%s message has tool_calls (only an assistant message makes calls)", w.Role)
 			}
 		}
 		switch w.Role {
 		case chat.RoleSystem, chat.RoleUser, chat.RoleAssistant:
 			if w.ToolCallID != "" {
-				return im, errAt(i, "%s message has a tool_call_id (only a tool message answers a call)", w.Role)
+				return im, errAt(i, jsonpos.Path{"tool_call_id"}, "%s message has a tool_call_id (only a tool message answers a call)", w.Role)
 			}
 		}
 		switch w.Role {
 		case chat.RoleSystem:
 			if i != 0 {
-				return im, errAt(i, "system message after the start: only a leading system message can be imported (it becomes the chat's %s)", MetaSystemPrompt)
+				return im, errAt(i, jsonpos.Path{"role"}, "system message after the start: only a leading system message can be imported (it becomes the chat's %s)", MetaSystemPrompt)
 			}
 			text, err := contentText(i, w)
 			if err != nil {
@@ -170,7 +176,7 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 			if w.Parts != nil {
 				for j, p := range w.Parts {
 					if p.Type != "text" {
-						return im, errAt(i, "content[%d]: part type %q is not supported (only text parts can be imported)", j, p.Type)
+						return im, errAt(i, jsonpos.Path{"content", j, "type"}, "content[%d]: part type %q is not supported (only text parts can be imported)", j, p.Type)
 					}
 					m.Parts = append(m.Parts, chat.TextPart(p.Text))
 				}
@@ -225,14 +231,14 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 
 		case chat.RoleTool:
 			if w.ToolCallID == "" {
-				return im, errAt(i, "tool message has no tool_call_id")
+				return im, errAt(i, jsonpos.Path{"tool_call_id"}, "tool message has no tool_call_id")
 			}
 			at, open := pending[w.ToolCallID]
 			if !open {
 				if answered[w.ToolCallID] {
-					return im, errAt(i, "tool message with tool_call_id %q answers a call already answered", w.ToolCallID)
+					return im, errAt(i, jsonpos.Path{"tool_call_id"}, "tool message with tool_call_id %q answers a call already answered", w.ToolCallID)
 				}
-				return im, errAt(i, "tool message with tool_call_id %q answers no call", w.ToolCallID)
+				return im, errAt(i, jsonpos.Path{"tool_call_id"}, "tool message with tool_call_id %q answers no call", w.ToolCallID)
 			}
 			text, err := contentText(i, w)
 			if err != nil {
@@ -245,9 +251,9 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 			afterTools = len(pending) == 0
 
 		case "":
-			return im, errAt(i, "message has no role")
+			return im, errAt(i, jsonpos.Path{"role"}, "message has no role")
 		default:
-			return im, errAt(i, "unknown role %q (want system, user, assistant or tool)", w.Role)
+			return im, errAt(i, jsonpos.Path{"role"}, "unknown role %q (want system, user, assistant or tool)", w.Role)
 		}
 	}
 	if err := unanswered(); err != nil {
@@ -296,7 +302,7 @@ func findReminders(parts []chat.Part) []chat.ReminderSpan {
 func contentText(i int, w *chat.WireMessage) (string, error) {
 	for j, p := range w.Parts {
 		if p.Type != "text" {
-			return "", errAt(i, "content[%d]: part type %q is not supported (only text parts can be imported)", j, p.Type)
+			return "", errAt(i, jsonpos.Path{"content", j, "type"}, "content[%d]: part type %q is not supported (only text parts can be imported)", j, p.Type)
 		}
 	}
 	return w.Text(), nil
@@ -313,20 +319,20 @@ func toolParts(i int, calls []chat.WireToolCall) ([]chat.Part, error) {
 	for j, c := range calls {
 		switch {
 		case c.ID == "":
-			return nil, errAt(i, "tool_calls[%d]: no id", j)
+			return nil, errAt(i, jsonpos.Path{"tool_calls", j, "id"}, "tool_calls[%d]: no id", j)
 		case seen[c.ID]:
-			return nil, errAt(i, "tool_calls[%d]: id %q used twice", j, c.ID)
+			return nil, errAt(i, jsonpos.Path{"tool_calls", j, "id"}, "tool_calls[%d]: id %q used twice", j, c.ID)
 		case c.Type != "" && c.Type != "function":
-			return nil, errAt(i, "tool_calls[%d]: type %q is not supported (want \"function\")", j, c.Type)
+			return nil, errAt(i, jsonpos.Path{"tool_calls", j, "type"}, "tool_calls[%d]: type %q is not supported (want \"function\")", j, c.Type)
 		case c.Function.Name == "":
-			return nil, errAt(i, "tool_calls[%d]: no function name", j)
+			return nil, errAt(i, jsonpos.Path{"tool_calls", j, "function", "name"}, "tool_calls[%d]: no function name", j)
 		}
 		seen[c.ID] = true
 		p := chat.Part{Type: chat.PartTool, ToolCallID: c.ID, ToolName: c.Function.Name, State: chat.ToolInputAvailable}
 		if args := c.Function.Arguments; strings.TrimSpace(args) != "" {
 			var b bytes.Buffer
 			if err := json.Compact(&b, []byte(args)); err != nil {
-				return nil, errAt(i, "tool_calls[%d]: arguments are not JSON: %v", j, err)
+				return nil, errAt(i, jsonpos.Path{"tool_calls", j, "function", "arguments"}, "tool_calls[%d]: arguments are not JSON: %v", j, err)
 			}
 			p.Input = json.RawMessage(b.Bytes())
 		}
@@ -476,7 +482,7 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 		return w, &Error{Offset: -1, Msg: err.Error()}
 	}
 	if isSet(m.FunctionCall) {
-		return w, &Error{Offset: -1, Msg: `the legacy "function_call" is not supported; use "tool_calls"`}
+		return w, &Error{Offset: -1, Field: jsonpos.Path{"function_call"}, Key: true, Msg: `the legacy "function_call" is not supported; use "tool_calls"`}
 	}
 	if m.Role != nil {
 		w.Role = chat.Role(*m.Role)
@@ -489,17 +495,17 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 	case !isSet(c):
 	case c[0] == '"':
 		if err := json.Unmarshal(c, &w.Content); err != nil {
-			return w, &Error{Offset: -1, Msg: "content: " + err.Error()}
+			return w, &Error{Offset: -1, Field: jsonpos.Path{"content"}, Msg: "content: " + err.Error()}
 		}
 	case c[0] == '[':
 		var parts []partJSON
 		if err := json.Unmarshal(c, &parts); err != nil {
-			return w, &Error{Offset: -1, Msg: "content: want an array of parts like {\"type\": \"text\", \"text\": \"…\"}"}
+			return w, &Error{Offset: -1, Field: jsonpos.Path{"content"}, Msg: "content: want an array of parts like {\"type\": \"text\", \"text\": \"…\"}"}
 		}
 		w.Parts = make([]chat.ContentPart, len(parts))
 		for j, p := range parts {
 			if p.Type == "text" && p.Text == nil {
-				return w, &Error{Offset: -1, Msg: fmt.Sprintf("content[%d]: text part without \"text\"", j)}
+				return w, &Error{Offset: -1, Field: jsonpos.Path{"content", j}, Msg: fmt.Sprintf("content[%d]: text part without \"text\"", j)}
 			}
 			w.Parts[j] = chat.ContentPart{Type: p.Type}
 			if p.Text != nil {
@@ -507,7 +513,7 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 			}
 		}
 	default:
-		return w, &Error{Offset: -1, Msg: fmt.Sprintf("content: want a string, an array of text parts or null, not %s", jsonpos.Kind(c))}
+		return w, &Error{Offset: -1, Field: jsonpos.Path{"content"}, Msg: fmt.Sprintf("content: want a string, an array of text parts or null, not %s", jsonpos.Kind(c))}
 	}
 	for j, tc := range m.ToolCalls {
 		call := chat.WireToolCall{ID: tc.ID, Type: tc.Type, Function: chat.FunctionCall{Name: tc.Function.Name}}
@@ -516,7 +522,7 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 		case !isSet(args):
 		case args[0] == '"':
 			if err := json.Unmarshal(args, &call.Function.Arguments); err != nil {
-				return w, &Error{Offset: -1, Msg: fmt.Sprintf("tool_calls[%d]: arguments: %v", j, err)}
+				return w, &Error{Offset: -1, Field: jsonpos.Path{"tool_calls", j, "function", "arguments"}, Msg: fmt.Sprintf("tool_calls[%d]: arguments: %v", j, err)}
 			}
 		default:
 			call.Function.Arguments = string(args) // a JSON value, as some servers log it

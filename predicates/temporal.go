@@ -1,14 +1,27 @@
 package predicates
 
 import (
+	_ "embed"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	_ "time/tzdata" // the zone database, for machines without /usr/share/zoneinfo
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/diag"
 )
+
+//go:generate go run ./internal/zonelist zones.txt
+
+// zoneList holds the names of the zone database time/tzdata embeds, one a line.
+//
+//go:embed zones.txt
+var zoneList string
+
+// zoneNames returns the known zone names, for "did you mean".
+var zoneNames = sync.OnceValue(func() []string { return strings.Fields(zoneList) })
 
 // zones caches the locations loaded by name.
 var zones sync.Map
@@ -23,11 +36,11 @@ func LoadZone(name string) (*time.Location, error) {
 		return v.(*time.Location), nil
 	}
 	if name == "Local" {
-		return nil, fmt.Errorf("%w %q", ErrUnknownZone, name)
+		return nil, fmt.Errorf("%w %q (name an IANA zone: the machine's own is not portable)", ErrUnknownZone, name)
 	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
-		return nil, fmt.Errorf("%w %q", ErrUnknownZone, name)
+		return nil, fmt.Errorf("%w %q%s", ErrUnknownZone, name, diag.DidYouMeanNearest(name, zoneNames()))
 	}
 	zones.Store(name, loc)
 	return loc, nil

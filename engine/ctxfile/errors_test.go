@@ -666,6 +666,31 @@ reminders:
 		want: []string{`t.ctx.yaml:3:9: unknown time zone "Mars/Olympus"`},
 	},
 	{
+		name: "misspelt tz in expression",
+		yaml: `reminders:
+  - id: a
+    text: x
+    when: dayChanged(tz='Europe/Pari')
+`,
+		want: []string{`t.ctx.yaml:4:25: when: unknown time zone "Europe/Pari"; did you mean Europe/Paris?`},
+	},
+	{
+		name: "misspelt tz in builtin",
+		yaml: `reminders:
+  - builtin: date
+    tz: america/new_york
+`,
+		want: []string{`t.ctx.yaml:3:9: unknown time zone "america/new_york"; did you mean America/New_York?`},
+	},
+	{
+		name: "the machine's zone in builtin",
+		yaml: `reminders:
+  - builtin: date
+    tz: Local
+`,
+		want: []string{`t.ctx.yaml:3:9: unknown time zone "Local" (name an IANA zone: the machine's own is not portable)`},
+	},
+	{
 		name: "empty tz in builtin",
 		yaml: `reminders:
   - builtin: time

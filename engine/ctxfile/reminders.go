@@ -2,6 +2,7 @@ package ctxfile
 
 import (
 	"fmt"
+	"github.com/ctxlab/ctxlab/predicates"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -181,7 +182,9 @@ func (l *loader) builtin(fs yamlx.Fields, b *yaml.Node, base Reminder) []Reminde
 	r.TopN = 5
 	if v := fs.Get("tz"); v != nil {
 		if s, ok := l.r.String(v, "tz"); ok {
-			if _, err := time.LoadLocation(s); err != nil || s == "" {
+			if _, err := predicates.LoadZone(s); err != nil {
+				l.r.Errorf(v, "%v", err)
+			} else if s == "" {
 				l.r.Errorf(v, "unknown time zone %q", s)
 			}
 			r.TZ = s

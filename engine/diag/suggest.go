@@ -49,7 +49,29 @@ func Suggest(name string, candidates []string) []string {
 
 // DidYouMean returns "; did you mean X?" (or "X or Y") for the nearest candidates, or "".
 func DidYouMean(name string, candidates []string) string {
+	return didYouMean(Suggest(name, candidates))
+}
+
+// DidYouMeanNearest is DidYouMean with only the candidates at the nearest distance: for
+// long names that share most of their text, where a second suggestion is noise (time
+// zones: "Europe/Pari" is Europe/Paris, not Europe/Madrid).
+func DidYouMeanNearest(name string, candidates []string) string {
 	s := Suggest(name, candidates)
+	if len(s) > 1 {
+		lname := strings.ToLower(name)
+		best := distance(lname, strings.ToLower(s[0]))
+		kept := s[:1]
+		for _, c := range s[1:] {
+			if distance(lname, strings.ToLower(c)) == best {
+				kept = append(kept, c)
+			}
+		}
+		s = kept
+	}
+	return didYouMean(s)
+}
+
+func didYouMean(s []string) string {
 	if len(s) == 0 {
 		return ""
 	}

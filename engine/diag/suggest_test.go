@@ -2,6 +2,7 @@ package diag
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +51,24 @@ func TestNearest(t *testing.T) {
 	for _, tt := range tests {
 		if got := Nearest(tt.name, known, tt.n); !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("Nearest(%q, %d) = %v, want %v", tt.name, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestDidYouMeanNearest(t *testing.T) {
+	zones := []string{"Asia/Tokyo", "Asia/Tomsk", "Europe/Madrid", "Europe/Paris", "Europe/Prague"}
+	tests := []struct{ name, want string }{
+		{"Europe/Pari", "; did you mean Europe/Paris?"},
+		{"Asia/Tokio", "; did you mean Asia/Tokyo?"},
+		{"asia/tokyo", "; did you mean Asia/Tokyo?"},
+		{"Mars/Olympus", ""},
+	}
+	for _, tt := range tests {
+		if got := DidYouMeanNearest(tt.name, zones); got != tt.want {
+			t.Errorf("DidYouMeanNearest(%q) = %q, want %q", tt.name, got, tt.want)
+		}
+		if all := DidYouMean(tt.name, zones); tt.want != "" && !strings.HasPrefix(all, strings.TrimSuffix(tt.want, "?")) {
+			t.Errorf("DidYouMean(%q) = %q, want it to start with the nearest", tt.name, all)
 		}
 	}
 }

@@ -109,8 +109,8 @@ func TestParseErrors(t *testing.T) {
 		// Nothing close enough for "did you mean": the nearest three by edit distance, ties in
 		// name order.
 		{"zzzzzzzzzzzzzzzz()", 0, `unknown predicate "zzzzzzzzzzzzzzzz"; nearest known predicates: afterTurn, and, anyToolCalled`},
-		{"and(once(), bogus())", 12, `unknown predicate "bogus"; nearest known predicates: not, once, or`},
-		{"messageContains('x')", 0, `unknown predicate "messageContains"; nearest known predicates: everyNTurns, usageExceeds, afterTurn`},
+		{"and(once(), bogus())", 12, `unknown predicate "bogus"; nearest known predicates: usageExceeds, not, once`},
+		{"messageContains('x')", 0, `unknown predicate "messageContains"; nearest known predicates: contentIncludes, contentMatches, usageExceeds`},
 		{"everyNTurns()", 12, "everyNTurns expects 1 number argument, got 0 arguments"},
 		{"everyNTurns(1, 2)", 15, "everyNTurns expects 1 number argument, got 2 positional arguments"},
 		{"everyNTurns('3')", 12, "everyNTurns expects 1 number argument, got string '3'"},

@@ -605,7 +605,7 @@ version: 1
     text: x
     when: and(once(), bogus())
 `,
-		want: []string{`t.ctx.yaml:4:23: when: unknown predicate "bogus"; nearest known predicates: not, once, or`},
+		want: []string{`t.ctx.yaml:4:23: when: unknown predicate "bogus"; nearest known predicates: usageExceeds, not, once`},
 	},
 	{
 		name: "unknown predicate after an escaped line break",
@@ -615,7 +615,7 @@ version: 1
     when: "and(once(), \
       bogus())"
 `,
-		want: []string{`t.ctx.yaml:5:7: when: unknown predicate "bogus"; nearest known predicates: not, once, or`},
+		want: []string{`t.ctx.yaml:5:7: when: unknown predicate "bogus"; nearest known predicates: usageExceeds, not, once`},
 	},
 	{
 		name: "unknown predicate after a folded line break",
@@ -626,7 +626,7 @@ version: 1
 
       bogus())'
 `,
-		want: []string{`t.ctx.yaml:6:7: when: unknown predicate "bogus"; nearest known predicates: not, once, or`},
+		want: []string{`t.ctx.yaml:6:7: when: unknown predicate "bogus"; nearest known predicates: usageExceeds, not, once`},
 	},
 	{
 		name: "unknown classifier none",

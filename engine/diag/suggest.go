@@ -3,6 +3,7 @@ package diag
 import (
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Suggest returns the candidates nearest to name (edit distance, case-insensitive), at most
@@ -78,25 +79,115 @@ func didYouMean(s []string) string {
 	return "; did you mean " + strings.Join(s, " or ") + "?"
 }
 
-// Nearest returns the n candidates nearest to name by edit distance (case-insensitive),
-// closest first, ties in the order of candidates, however far they are: for messages that
-// list a few known names when Suggest has none.
+// Nearest returns the n candidates most like name, however far they are: for messages
+// that list a few known names when Suggest has none. Candidates are ranked by the words
+// they share with name (camelCase and snake_case words, a plural's s ignored: "hasTool" is
+// like toolCalled), then by the letter pairs they share, then by edit distance; ties keep
+// the order of candidates.
 func Nearest(name string, candidates []string, n int) []string {
 	type scored struct {
-		s string
-		d int
+		s           string
+		words, dist int
+		pairs       float64
 	}
 	lname := strings.ToLower(name)
+	nwords, npairs := words(name), pairs(lname)
 	all := make([]scored, len(candidates))
 	for i, c := range candidates {
-		all[i] = scored{c, distance(lname, strings.ToLower(c))}
+		lc := strings.ToLower(c)
+		all[i] = scored{s: c, words: shared(nwords, words(c)), pairs: dice(npairs, pairs(lc)), dist: distance(lname, lc)}
 	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].d < all[j].d })
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.words != b.words {
+			return a.words > b.words
+		}
+		if a.pairs != b.pairs {
+			return a.pairs > b.pairs
+		}
+		return a.dist < b.dist
+	})
 	out := make([]string, 0, max(0, min(n, len(all))))
 	for i := 0; i < len(all) && i < n; i++ {
 		out = append(out, all[i].s)
 	}
 	return out
+}
+
+// words splits a name into its lower-case words (camelCase with acronyms kept whole,
+// snake_case, kebab-case), a final s dropped from words longer than three letters.
+func words(name string) []string {
+	var out []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			w := strings.ToLower(string(cur))
+			if len(w) > 3 {
+				w = strings.TrimSuffix(w, "s")
+			}
+			out = append(out, w)
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, r := range rs {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ' || r == '/':
+			flush()
+		case unicode.IsUpper(r) && i > 0 && (unicode.IsLower(rs[i-1]) || // fooBar
+			unicode.IsUpper(rs[i-1]) && i+1 < len(rs) && unicode.IsLower(rs[i+1])): // HTTPServer, everyNTurns
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+// shared counts the words of a that b has too.
+func shared(a, b []string) int {
+	n := 0
+	for _, w := range a {
+		for _, x := range b {
+			if w == x {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// pairs returns the letter pairs of s, with repeats.
+func pairs(s string) []string {
+	r := []rune(s)
+	out := make([]string, 0, max(0, len(r)-1))
+	for i := 0; i+1 < len(r); i++ {
+		out = append(out, string(r[i:i+2]))
+	}
+	return out
+}
+
+// dice is the Sørensen–Dice coefficient of two lists of letter pairs: 1 when they are the
+// same, 0 when they share none.
+func dice(a, b []string) float64 {
+	if len(a)+len(b) == 0 {
+		return 0
+	}
+	left := map[string]int{}
+	for _, p := range b {
+		left[p]++
+	}
+	common := 0
+	for _, p := range a {
+		if left[p] > 0 {
+			left[p]--
+			common++
+		}
+	}
+	return 2 * float64(common) / float64(len(a)+len(b))
 }
 
 // commonPrefix returns the length in bytes of the common prefix of a and b.

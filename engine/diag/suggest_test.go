@@ -35,16 +35,22 @@ func TestSuggest(t *testing.T) {
 }
 
 func TestNearest(t *testing.T) {
-	known := []string{"and", "not", "once", "or", "everyNTurns", "firstN"}
+	known := []string{"and", "not", "once", "or", "everyNTurns", "firstN", "toolCall", "toolCalled", "afterTurn",
+		"contentIncludes", "contentMatches", "usageExceeds"}
 	tests := []struct {
 		name string
 		n    int
 		want []string
 	}{
-		{"bogus", 3, []string{"not", "once", "or"}},                              // far from all: the nearest anyway
-		{"ONC", 2, []string{"once", "and"}},                                      // case-insensitive; ties in candidate order
-		{"everyTurns", 1, []string{"everyNTurns"}},                               // close names come first
-		{"x", 10, []string{"or", "and", "not", "once", "firstN", "everyNTurns"}}, // n above the count
+		{"bogus", 3, []string{"usageExceeds", "not", "once"}},                 // far from all: the most alike anyway
+		{"ONC", 2, []string{"once", "contentIncludes"}},                       // case-insensitive letter pairs
+		{"everyTurns", 1, []string{"everyNTurns"}},                            // shared words first
+		{"hasTool", 2, []string{"toolCall", "toolCalled"}},                    // the word tool
+		{"turnCount", 2, []string{"everyNTurns", "afterTurn"}},                // turn, turns: one word
+		{"messageContains", 2, []string{"contentIncludes", "contentMatches"}}, // letter pairs
+		{"x", 3, []string{"or", "and", "not"}},                                // nothing shared: edit distance
+		{"tool_call", 1, []string{"toolCall"}},                                // snake_case words
+		{"zzzz", 20, []string{"and", "not", "once", "or", "firstN", "toolCall", "afterTurn", "toolCalled", "everyNTurns", "usageExceeds", "contentMatches", "contentIncludes"}}, // n above the count
 		{"x", 0, []string{}},
 		{"x", -1, []string{}},
 	}

@@ -119,14 +119,17 @@ func (s *Session) load(ctx context.Context, name string) error {
 		return nil
 	}
 	var from *branchView
-	known := func(id string) bool {
-		for _, v := range s.views {
-			if _, ok := v.index[id]; ok {
-				from = v
-				return true
+	var known func(id string) bool // nil: nothing kept, the whole path is read
+	if len(s.views) > 0 {
+		known = func(id string) bool {
+			for _, v := range s.views {
+				if _, ok := v.index[id]; ok {
+					from = v
+					return true
+				}
 			}
+			return false
 		}
-		return false
 	}
 	tail, turns, fork, err := s.e.store.PathWithTurns(ctx, s.chat.ID, b.Head, known)
 	if err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -22,17 +23,124 @@ func internRole(b []byte) chat.Role {
 	return chat.Role(b)
 }
 
-// decodeParts decodes a parts column. The common single text part is decoded by hand:
+// decodeParts decodes a parts column. The form marshalJSON writes is read by hand:
 // encoding/json is the cost of loading a long path.
 func decodeParts(b []byte, parts *[]chat.Part) error {
-	const pre, post = `[{"type":"text","text":"`, `"}]`
-	if len(b) >= len(pre)+len(post) && string(b[:len(pre)]) == pre && string(b[len(b)-len(post):]) == post {
-		if text, ok := unquote(b[len(pre) : len(b)-len(post)]); ok {
-			*parts = []chat.Part{{Type: chat.PartText, Text: text}}
-			return nil
-		}
+	if out, ok := parseArray(b, parsePart); ok {
+		*parts = out
+		return nil
 	}
 	return json.Unmarshal(b, parts)
+}
+
+// parsePart parses one part as marshalJSON writes it: "type" first, then the fields that
+// are set, in the order of chat.Part.
+func parsePart(b []byte) (p chat.Part, rest []byte, ok bool) {
+	var typ string
+	if typ, b, ok = fieldQuoted(b, `{"type":`); !ok {
+		return p, nil, false
+	}
+	p.Type = internPartType(typ)
+	var state string
+	for _, f := range []struct {
+		key string
+		str *string
+		raw *json.RawMessage
+		num *int
+	}{
+		{key: `,"text":`, str: &p.Text},
+		{key: `,"tool_call_id":`, str: &p.ToolCallID},
+		{key: `,"tool_name":`, str: &p.ToolName},
+		{key: `,"state":`, str: &state},
+		{key: `,"input":`, raw: &p.Input},
+		{key: `,"output":`, str: &p.Output},
+		{key: `,"error_text":`, str: &p.ErrorText},
+		{key: `,"round":`, num: &p.Round},
+	} {
+		if _, set := eat(b, f.key); !set {
+			continue
+		}
+		switch {
+		case f.str != nil:
+			*f.str, b, ok = fieldQuoted(b, f.key)
+		case f.raw != nil:
+			*f.raw, b, ok = fieldRaw(b, f.key)
+		default:
+			*f.num, b, ok = fieldInt(b, f.key)
+		}
+		if !ok {
+			return p, nil, false
+		}
+	}
+	p.State = chat.ToolState(state)
+	b, ok = eat(b, "}")
+	return p, b, ok
+}
+
+// internPartType returns the PartType of s, sharing the known ones.
+func internPartType(s string) chat.PartType {
+	switch chat.PartType(s) {
+	case chat.PartText:
+		return chat.PartText
+	case chat.PartTool:
+		return chat.PartTool
+	}
+	return chat.PartType(s)
+}
+
+// fieldQuoted reads key, then any JSON string, decoded.
+func fieldQuoted(b []byte, key string) (string, []byte, bool) {
+	b, ok := eat(b, key+`"`)
+	if !ok {
+		return "", nil, false
+	}
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			text, ok := unquote(b[:i])
+			return text, b[i+1:], ok
+		}
+	}
+	return "", nil, false
+}
+
+// fieldRaw reads key, then a JSON object, array or string, kept as it is (as
+// encoding/json fills a json.RawMessage).
+func fieldRaw(b []byte, key string) (json.RawMessage, []byte, bool) {
+	b, ok := eat(b, key)
+	if !ok || len(b) == 0 {
+		return nil, nil, false
+	}
+	depth, end := 0, -1
+	for i := 0; i < len(b) && end < 0; i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				end = i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				end = i + 1
+			}
+		default:
+			if depth == 0 {
+				return nil, nil, false // a bare number or literal: left to encoding/json
+			}
+		}
+	}
+	if end < 0 || end > len(b) || !json.Valid(b[:end]) {
+		return nil, nil, false
+	}
+	return json.RawMessage(bytes.Clone(b[:end])), b[end:], true
 }
 
 // unquote decodes the body of a JSON string (the text between its quotes). It refuses
@@ -139,50 +247,29 @@ func decodeFired(b []byte, fired *[]chat.Fired) error {
 	return json.Unmarshal(b, fired)
 }
 
+// decodeReminders decodes a reminders column: the form marshalJSON writes, with simple
+// strings, by hand (one on most user messages of a long path), anything else with
+// encoding/json.
+func decodeReminders(b []byte, spans *[]chat.ReminderSpan) error {
+	if out, ok := parseReminders(b); ok {
+		*spans = out
+		return nil
+	}
+	return json.Unmarshal(b, spans)
+}
+
 // parseFired parses [{"id":"A","latches":["B","C"]},{"id":"D"}] with simple strings.
 func parseFired(b []byte) ([]chat.Fired, bool) {
-	str := func(b []byte) (string, []byte, bool) { // b after an opening quote
-		for i, c := range b {
-			if c == '"' {
-				if !utf8.Valid(b[:i]) {
-					return "", nil, false
-				}
-				return string(b[:i]), b[i+1:], true
-			}
-			if c == '\\' || c < 0x20 {
-				return "", nil, false
-			}
-		}
-		return "", nil, false
-	}
-	eat := func(b []byte, lit string) ([]byte, bool) {
-		if len(b) < len(lit) || string(b[:len(lit)]) != lit {
-			return nil, false
-		}
-		return b[len(lit):], true
-	}
-	var out []chat.Fired
-	var ok bool
-	if b, ok = eat(b, "["); !ok {
-		return nil, false
-	}
-	for {
-		var f chat.Fired
-		if b, ok = eat(b, `{"id":"`); !ok {
-			return nil, false
-		}
-		if f.ID, b, ok = str(b); !ok {
-			return nil, false
+	return parseArray(b, func(b []byte) (f chat.Fired, rest []byte, ok bool) {
+		if f.ID, b, ok = fieldStr(b, `{"id":`); !ok {
+			return f, nil, false
 		}
 		if rest, isLatches := eat(b, `,"latches":[`); isLatches {
 			b = rest
 			for {
-				if b, ok = eat(b, `"`); !ok {
-					return nil, false
-				}
 				var l string
-				if l, b, ok = str(b); !ok {
-					return nil, false
+				if l, b, ok = fieldStr(b, ""); !ok {
+					return f, nil, false
 				}
 				f.Latches = append(f.Latches, l)
 				if rest, more := eat(b, ","); more {
@@ -190,15 +277,52 @@ func parseFired(b []byte) ([]chat.Fired, bool) {
 					continue
 				}
 				if b, ok = eat(b, "]"); !ok {
-					return nil, false
+					return f, nil, false
 				}
 				break
 			}
 		}
-		if b, ok = eat(b, "}"); !ok {
+		b, ok = eat(b, "}")
+		return f, b, ok
+	})
+}
+
+// parseReminders parses [{"id":"A","part_index":0,"start":6,"end":57,"mode":"inline"}, …]
+// with simple strings and small non-negative integers.
+func parseReminders(b []byte) ([]chat.ReminderSpan, bool) {
+	return parseArray(b, func(b []byte) (s chat.ReminderSpan, rest []byte, ok bool) {
+		if s.ID, b, ok = fieldStr(b, `{"id":`); !ok {
+			return s, nil, false
+		}
+		for _, f := range []struct {
+			key string
+			n   *int
+		}{{`,"part_index":`, &s.Part}, {`,"start":`, &s.Start}, {`,"end":`, &s.End}} {
+			if *f.n, b, ok = fieldInt(b, f.key); !ok {
+				return s, nil, false
+			}
+		}
+		if s.Mode, b, ok = fieldStr(b, `,"mode":`); !ok {
+			return s, nil, false
+		}
+		b, ok = eat(b, "}")
+		return s, b, ok
+	})
+}
+
+// parseArray parses a non-empty JSON array, without spaces, of the elements elem parses.
+func parseArray[T any](b []byte, elem func(b []byte) (T, []byte, bool)) ([]T, bool) {
+	var out []T
+	var ok bool
+	if b, ok = eat(b, "["); !ok {
+		return nil, false
+	}
+	for {
+		var v T
+		if v, b, ok = elem(b); !ok {
 			return nil, false
 		}
-		out = append(out, f)
+		out = append(out, v)
 		if rest, more := eat(b, ","); more {
 			b = rest
 			continue
@@ -208,4 +332,50 @@ func parseFired(b []byte) ([]chat.Fired, bool) {
 		}
 		return out, true
 	}
+}
+
+// eat returns b after the literal lit it starts with.
+func eat(b []byte, lit string) ([]byte, bool) {
+	if len(b) < len(lit) || string(b[:len(lit)]) != lit {
+		return nil, false
+	}
+	return b[len(lit):], true
+}
+
+// fieldStr reads key, then a JSON string without escapes or control bytes, in valid UTF-8.
+func fieldStr(b []byte, key string) (string, []byte, bool) {
+	b, ok := eat(b, key+`"`)
+	if !ok {
+		return "", nil, false
+	}
+	for i, c := range b {
+		if c == '"' {
+			if !utf8.Valid(b[:i]) {
+				return "", nil, false
+			}
+			return string(b[:i]), b[i+1:], true
+		}
+		if c == '\\' || c < 0x20 {
+			return "", nil, false
+		}
+	}
+	return "", nil, false
+}
+
+// fieldInt reads key, then a non-negative integer of at most nine digits, without a
+// leading zero.
+func fieldInt(b []byte, key string) (int, []byte, bool) {
+	b, ok := eat(b, key)
+	if !ok {
+		return 0, nil, false
+	}
+	n, i := 0, 0
+	for i < len(b) && i < 10 && '0' <= b[i] && b[i] <= '9' {
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == 0 || i > 9 || (i > 1 && b[0] == '0') {
+		return 0, nil, false
+	}
+	return n, b[i:], true
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -32,12 +33,66 @@ func FuzzDecodeFired(f *testing.F) {
 	})
 }
 
+func FuzzDecodeReminders(f *testing.F) {
+	for _, s := range []string{`[{"id":"concise","part_index":0,"start":14,"end":55,"mode":"inline"}]`,
+		`[{"id":"a","part_index":0,"start":0,"end":9,"mode":"inline"},{"id":"b","part_index":1,"start":0,"end":40,"mode":"part"}]`,
+		`[{"id":"a","part_index":01,"start":0,"end":9,"mode":"inline"}]`, `[{"id":"a","part_index":0,"start":-1,"end":9,"mode":"inline"}]`,
+		`[{"id":"a","part_index":0,"start":9999999999,"end":9,"mode":"inline"}]`, `[{"id":"a\"","part_index":0,"start":0,"end":9,"mode":"x"}]`,
+		`[{"id":"a","part_index":0,"start":1.5,"end":9,"mode":"inline"}]`, `[]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want []chat.ReminderSpan
+		wantErr := json.Unmarshal(b, &want)
+		got, ok := parseReminders(b)
+		if !ok {
+			return
+		}
+		if wantErr != nil {
+			t.Fatalf("parseReminders(%q) accepted what encoding/json refuses: %v", b, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseReminders(%q): got %#v, want %#v", b, got, want)
+		}
+	})
+}
+
+func TestDecodeRemindersRoundTrip(t *testing.T) {
+	tests := [][]chat.ReminderSpan{
+		{{ID: "concise", Part: 0, Start: 14, End: 55, Mode: chat.SpanInline}},
+		{{ID: "a", Start: 3, End: 40, Mode: chat.SpanInline}, {ID: "builtin:date", Part: 1, End: 70, Mode: chat.SpanPart}},
+		{{ID: "é \"quoted\"", Part: 2, Start: 123456789, End: 123456800, Mode: chat.SpanPart}}, // encoding/json's path
+	}
+	for _, want := range tests {
+		enc, err := marshalJSON(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []chat.ReminderSpan
+		if err := decodeReminders([]byte(enc), &got); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("decodeReminders(%s): got %+v, %v; want %+v", enc, got, err, want)
+		}
+		if _, hand := parseReminders([]byte(enc)); hand == strings.Contains(enc, `\"`) {
+			t.Errorf("parseReminders(%s): read by hand %v", enc, hand)
+		}
+	}
+}
+
 func FuzzDecodeParts(f *testing.F) {
 	for _, s := range []string{"hello", "", "a\"b", "<tag> & \\", "\u2028", "\xff", "tab\there"} {
-		f.Add(s)
+		f.Add(s, []byte(`{"query":"select 1"}`), 0)
 	}
-	f.Fuzz(func(t *testing.T, text string) {
-		for _, parts := range [][]chat.Part{{chat.TextPart(text)}, {chat.TextPart(text), chat.TextPart(text)}} {
+	f.Add("x", []byte(`"a string"`), 2)
+	f.Add("x", []byte(`[1, {"a": [true, null]}]`), 1)
+	f.Add("x", []byte(`42`), 1)
+	f.Fuzz(func(t *testing.T, text string, input []byte, round int) {
+		if !json.Valid(input) {
+			input = nil
+		}
+		tool := chat.Part{Type: chat.PartTool, ToolCallID: "call_" + text, ToolName: text, State: chat.ToolOutputError,
+			Input: input, Output: text, ErrorText: text, Round: round}
+		for _, parts := range [][]chat.Part{{chat.TextPart(text)}, {chat.TextPart(text), chat.TextPart(text)},
+			{tool, chat.TextPart(text)}, {{Type: chat.PartTool, ToolName: text, Input: input}}} {
 			enc, err := marshalJSON(parts)
 			if err != nil {
 				t.Fatal(err)
@@ -52,6 +107,31 @@ func FuzzDecodeParts(f *testing.F) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("decodeParts(%s): got %#v, want %#v", enc, got, want)
 			}
+		}
+	})
+}
+
+// FuzzParseParts feeds the hand-written parser any bytes: it must refuse what
+// encoding/json refuses and agree with it on the rest.
+func FuzzParseParts(f *testing.F) {
+	for _, s := range []string{`[{"type":"text","text":"hi"}]`, `[{"type":"text","text":"a\"b\u00e9"},{"type":"text","text":""}]`,
+		`[{"type":"tool","tool_call_id":"c1","tool_name":"run_sql","state":"output-available","input":{"q":"s\"}"},"output":"[1]","round":2}]`,
+		`[{"type":"tool","input":[1,{"a":"]"}],"error_text":"no"}]`, `[{"type":"tool","input":"x"}]`, `[{"type":"tool","input":{]}]`,
+		`[{"type":"text","text":"a","text":"b"}]`, `[{"type":"tool","round":-1}]`, `[{"type":"tool","round":007}]`, `[]`, `null`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want []chat.Part
+		wantErr := json.Unmarshal(b, &want)
+		got, ok := parseArray(b, parsePart)
+		if !ok {
+			return
+		}
+		if wantErr != nil {
+			t.Fatalf("parseParts(%q) accepted what encoding/json refuses: %v", b, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseParts(%q): got %#v, want %#v", b, got, want)
 		}
 	})
 }

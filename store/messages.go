@@ -110,18 +110,47 @@ func (d *DB) Path(ctx context.Context, chatID, head string) ([]chat.Message, err
 	return out, err
 }
 
-// maxDepth bounds path walks, so that a corrupt graph cannot loop forever.
-const maxDepth = 1 << 24
-
-// loadPath walks from head to the root with a recursive CTE and returns root..head.
+// loadPath returns the path from the root to head.
 func loadPath(ctx context.Context, q querier, chatID, head string) ([]chat.Message, error) {
 	ms, _, err := walkPath(ctx, q, chatID, head, nil)
 	return ms, err
 }
 
+// run is a stretch of a path whose messages have consecutive pks, first to last: each is
+// the parent of the next (see migration 0003).
+type run struct{ first, last int64 }
+
+// pathRuns returns the runs that make up the path from the root to the message with pk
+// head, head's run first. depth, head's number of ancestors, bounds the walk, so that a
+// corrupt graph cannot loop.
+func pathRuns(ctx context.Context, q querier, head int64, depth int) ([]run, error) {
+	const start = "(SELECT max(s.pk) FROM messages s WHERE s.pk <= %s AND (s.parent_pk IS NULL OR s.parent_pk <> s.pk - 1))"
+	rows, err := q.QueryContext(ctx, `WITH RECURSIVE r(n, first, last) AS (
+			SELECT 0, `+fmt.Sprintf(start, "?1")+`, ?1
+			UNION ALL
+			SELECT r.n + 1, `+fmt.Sprintf(start, "m.parent_pk")+`, m.parent_pk
+			FROM r JOIN messages m ON m.pk = r.first
+			WHERE m.parent_pk IS NOT NULL AND r.n < ?2
+		)
+		SELECT first, last FROM r`, head, depth)
+	if err != nil {
+		return nil, dbErr(ctx, err, "load path")
+	}
+	defer rows.Close()
+	var runs []run
+	for rows.Next() {
+		var r run
+		if err := rows.Scan(&r.first, &r.last); err != nil {
+			return nil, dbErr(ctx, err, "load path")
+		}
+		runs = append(runs, r)
+	}
+	return runs, dbErr(ctx, rows.Err(), "load path")
+}
+
 // walkPath walks from head towards the root and returns the messages walked, in path
 // order. With known set, the walk stops before the first message for which known is true
-// (the fork), which it returns; SQLite computes the walk lazily, so the rest is never read.
+// (the fork), which it returns; what lies before the fork is never read.
 func walkPath(ctx context.Context, q querier, chatID, head string, known func(id string) bool) ([]chat.Message, string, error) {
 	ms, _, fork, err := walk(ctx, q, chatID, head, known, false)
 	return ms, fork, err
@@ -143,21 +172,17 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 	if err != nil {
 		return nil, nil, "", dbErr(ctx, err, "load path")
 	}
-	// The walk follows parent_pk (rowid lookups); the queue holds only rowids.
+	runs, err := pathRuns(ctx, q, pk, depth)
+	if err != nil {
+		return nil, nil, "", err
+	}
 	cols := pathCols
 	if withTurns {
 		cols += ", m.turn_id, m.turn_number, m.turn_fired" // see migration 0002
 	}
-	rows, err := q.QueryContext(ctx, `WITH RECURSIVE p(n, pk) AS (
-			SELECT 0, ?1
-			UNION ALL
-			SELECT p.n + 1, m.parent_pk FROM p JOIN messages m ON m.pk = p.pk
-			WHERE m.parent_pk IS NOT NULL AND p.n < ?2
-		)
-		SELECT `+cols+` FROM p JOIN messages m ON m.pk = p.pk`, pk, min(depth, maxDepth))
-	if err != nil {
-		return nil, nil, "", dbErr(ctx, err, "load path")
-	}
+	// Each run is read newest first, so that the walk can stop at the fork without reading
+	// what lies before it.
+	runQuery := "SELECT " + cols + " FROM messages m WHERE m.pk BETWEEN ? AND ? ORDER BY m.pk DESC"
 	fork := ""
 	var stop func(m *chat.Message) bool
 	if known != nil {
@@ -170,6 +195,9 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 		}
 	}
 	var turns []chat.Turn
+	if withTurns && known == nil {
+		turns = make([]chat.Turn, 0, depth/2+1) // a turn for every other message, usually
+	}
 	var extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)
 	if withTurns {
 		var tid sql.NullString
@@ -191,9 +219,23 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 			}
 		}
 	}
-	ms, err := scanMessagesWith(ctx, rows, depth+1, stop, extra)
-	if err != nil {
-		return nil, nil, "", err
+	capHint := depth + 1
+	if known != nil {
+		capHint = min(capHint, 64) // a switch usually reads a short tail
+	}
+	ms := make([]chat.Message, 0, capHint)
+	for _, r := range runs {
+		rows, err := q.QueryContext(ctx, runQuery, r.first, r.last)
+		if err != nil {
+			return nil, nil, "", dbErr(ctx, err, "load path")
+		}
+		var stopped bool
+		if ms, stopped, err = scanInto(ctx, rows, ms, stop, extra); err != nil {
+			return nil, nil, "", err
+		}
+		if stopped {
+			break
+		}
 	}
 	if fork == "" && len(ms) != depth+1 {
 		return nil, nil, "", &storeError{msg: fmt.Sprintf("chat %q: path to %q has %d messages, want %d", chatID, head, len(ms), depth+1)}
@@ -267,15 +309,16 @@ func (d *DB) PathTail(ctx context.Context, chatID, head string, known func(id st
 // scanMessages reads rows of msgCols and closes them. If stop is set and returns true for
 // a message, that message is left out and the rest is not read.
 func scanMessages(ctx context.Context, rows *sql.Rows, capHint int, stop func(m *chat.Message) bool) ([]chat.Message, error) {
-	return scanMessagesWith(ctx, rows, capHint, stop, nil)
+	out, _, err := scanInto(ctx, rows, make([]chat.Message, 0, capHint), stop, nil)
+	return out, err
 }
 
-// scanMessagesWith is scanMessages for rows with more columns after msgCols: extra gives
-// their destinations and a function that reads them once the message is decoded.
-func scanMessagesWith(ctx context.Context, rows *sql.Rows, capHint int, stop func(m *chat.Message) bool,
-	extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)) ([]chat.Message, error) {
+// scanInto is scanMessages appending to out, for rows that may have more columns after
+// msgCols: extra gives their destinations and a function that reads them once the message
+// is decoded. It reports whether stop ended the scan.
+func scanInto(ctx context.Context, rows *sql.Rows, out []chat.Message, stop func(m *chat.Message) bool,
+	extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)) ([]chat.Message, bool, error) {
 	defer rows.Close()
-	out := make([]chat.Message, 0, capHint)
 	var (
 		id                                      string
 		parent                                  sql.NullString
@@ -291,41 +334,41 @@ func scanMessagesWith(ctx context.Context, rows *sql.Rows, capHint int, stop fun
 	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, dbErr(ctx, err, "read message")
+			return nil, false, dbErr(ctx, err, "read message")
 		}
 		m = chat.Message{ID: id, ParentID: parent.String, Role: internRole(role), Interrupted: interrupted}
 		if err := decodeParts(parts, &m.Parts); err != nil {
-			return nil, fmt.Errorf("message %q: parts: %w", id, err)
+			return nil, false, fmt.Errorf("message %q: parts: %w", id, err)
 		}
 		if locale != nil {
 			m.Locale = new(chat.Locale)
 			if err := json.Unmarshal(locale, m.Locale); err != nil {
-				return nil, fmt.Errorf("message %q: locale: %w", id, err)
+				return nil, false, fmt.Errorf("message %q: locale: %w", id, err)
 			}
 		}
 		if reminders != nil {
-			if err := json.Unmarshal(reminders, &m.Reminders); err != nil {
-				return nil, fmt.Errorf("message %q: reminders: %w", id, err)
+			if err := decodeReminders(reminders, &m.Reminders); err != nil {
+				return nil, false, fmt.Errorf("message %q: reminders: %w", id, err)
 			}
 		}
 		var err error
 		if m.CreatedAt, err = decTime(string(created)); err != nil {
-			return nil, fmt.Errorf("message %q: %w", id, err)
+			return nil, false, fmt.Errorf("message %q: %w", id, err)
 		}
 		if stop != nil && stop(&m) {
-			break
+			return out, true, nil
 		}
 		if after != nil {
 			if err := after(); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 		}
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, dbErr(ctx, err, "read messages")
+		return nil, false, dbErr(ctx, err, "read messages")
 	}
-	return out, nil
+	return out, false, nil
 }
 
 // msgInfo is what a child needs of its parent: its pk, depth and user turns.

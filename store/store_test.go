@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -475,5 +476,63 @@ func TestPathTail(t *testing.T) {
 	}
 	if _, _, err := db.PathTail(ctx, "c", "ghost", nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("PathTail(ghost): got %v, want ErrNotFound", err)
+	}
+}
+
+// TestPathRuns checks paths that cross many runs of consecutive rows (two chats written in
+// turn, forks from the middle of a run) against a walk of the parent ids, whole and with
+// the walk stopped at a fork in the middle of a run.
+func TestPathRuns(t *testing.T) {
+	db := openFile(t)
+	a, b := newChat(t, db, "a"), newChat(t, db, "b")
+	parent := map[string]string{}
+	record := func(c chat.Commit) string {
+		t.Helper()
+		if err := db.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range c.Messages {
+			parent[m.ID] = m.ParentID
+		}
+		return c.NewHead
+	}
+	headA, headB := "", ""
+	for i := range 6 { // a and b interleaved: every turn of a starts a new run
+		headA = record(a.step("main", headA, fmt.Sprintf("a %d", i)))
+		headB = record(b.step("main", headB, fmt.Sprintf("b %d", i)))
+	}
+	headA = record(a.step("main", headA, "a run of two turns"))
+	headA = record(a.step("main", headA, "the second of them"))
+	fork := a.step("alt", "a-u7", "a fork from the middle of a run") // parent a-u7, itself mid-run
+	fork.NewBranch = &chat.Branch{Head: "a-u7", Parent: "main"}
+	alt := record(fork)
+
+	naive := func(head string) string {
+		var out []string
+		for id := head; id != ""; id = parent[id] {
+			out = append([]string{id}, out...)
+		}
+		return strings.Join(out, " ")
+	}
+	for _, head := range []string{headA, headB, alt, "a-u1", "a-a3", "a-u7"} {
+		chatID := head[:1]
+		got, err := db.Path(ctx, chatID, head)
+		if err != nil || ids(got) != naive(head) {
+			t.Errorf("Path(%s): got %q (%v), want %q", head, ids(got), err, naive(head))
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i].ParentID != got[i-1].ID {
+				t.Errorf("Path(%s): %s has parent %q, want %q", head, got[i].ID, got[i].ParentID, got[i-1].ID)
+			}
+		}
+	}
+	// Back from main's head to the fork at a-u7, which sits inside a run.
+	onAlt := map[string]bool{}
+	for _, id := range strings.Fields(naive(alt)) {
+		onAlt[id] = true
+	}
+	tail, at, err := db.PathTail(ctx, "a", headA, func(id string) bool { return onAlt[id] })
+	if want := "a-a7 a-u8 a-a8"; err != nil || ids(tail) != want || at != "a-u7" {
+		t.Errorf("PathTail to the fork: got %q at %q (%v), want %q at a-u7", ids(tail), at, err, want)
 	}
 }

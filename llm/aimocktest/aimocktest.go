@@ -34,9 +34,10 @@ import (
 // Version is the aimock release the fixtures are written for.
 const Version = "1.43.0"
 
-// Install says how to make the binary available.
-const Install = "npm install --prefix .ci/aimock @copilotkit/aimock@" + Version +
-	" (from the repository root), or run .ci/run, or set CTXLAB_AIMOCK to the llmock binary"
+// Install says how to make the binary available: npm ci installs the version pinned in
+// .ci/aimock/package-lock.json and leaves the pin in package.json as it is.
+const Install = "npm ci --prefix .ci/aimock (from the repository root), or run .ci/run, " +
+	"or set CTXLAB_AIMOCK to the llmock binary"
 
 // Binary returns the path of the llmock binary, or an error saying where it looked.
 func Binary() (string, error) {

@@ -269,7 +269,8 @@ type accumulator struct {
 }
 
 type toolCall struct {
-	index int
+	index int // the call's place in the reply: the server's index, unless taken
+	key   int // the index the server gave the call, -1 for none
 	call  chat.WireToolCall
 	args  strings.Builder
 }
@@ -321,22 +322,9 @@ func (a *accumulator) add(ch *openai.ChatCompletionStreamResponse) (delivered, a
 	return got, got || thinking
 }
 
-// addToolCall merges a tool-call piece into the call with the same index. A piece without
-// an index (some servers) opens a new call when it carries a new id, else extends the last.
+// addToolCall merges a tool-call piece into the call it extends (see callFor).
 func (a *accumulator) addToolCall(tc *openai.ToolCall) bool {
-	var t *toolCall
-	switch {
-	case tc.Index != nil:
-		t = a.call(*tc.Index)
-	case len(a.calls) > 0 && (tc.ID == "" || tc.ID == a.calls[len(a.calls)-1].call.ID):
-		t = a.calls[len(a.calls)-1]
-	default:
-		next := 0
-		for i := range a.calls {
-			next = max(next, a.calls[i].index+1)
-		}
-		t = a.call(next)
-	}
+	t := a.callFor(tc)
 	d := Delta{ToolCallIndex: t.index, Arguments: tc.Function.Arguments}
 	if tc.ID != "" && t.call.ID == "" {
 		t.call.ID = tc.ID
@@ -356,13 +344,36 @@ func (a *accumulator) addToolCall(tc *openai.ToolCall) bool {
 	return true
 }
 
-func (a *accumulator) call(index int) *toolCall {
+// callFor returns the call a piece extends: the last call opened with the piece's index
+// (or, for a piece without an index, as some servers send, the last call). A piece that
+// carries an id other than that call's opens a new call: Ollama numbers every parallel
+// call 0 (ollama/ollama#15457). A new call takes the server's index as its place in the
+// reply, or the next free one.
+func (a *accumulator) callFor(tc *openai.ToolCall) *toolCall {
+	key := -1
+	if tc.Index != nil {
+		key = *tc.Index
+	}
+	var last *toolCall
 	for _, t := range a.calls {
-		if t.index == index {
-			return t
+		if key < 0 || t.key == key {
+			last = t
 		}
 	}
-	t := &toolCall{index: index}
+	if last != nil && (tc.ID == "" || last.call.ID == "" || tc.ID == last.call.ID) {
+		return last
+	}
+	index, next := key, 0
+	for _, t := range a.calls {
+		if t.index == index {
+			index = -1
+		}
+		next = max(next, t.index+1)
+	}
+	if index < 0 {
+		index = next
+	}
+	t := &toolCall{index: index, key: key}
 	a.calls = append(a.calls, t)
 	return t
 }
@@ -373,8 +384,9 @@ func (a *accumulator) fill(r *Reply) {
 	r.FinishReason = a.finish
 	r.Usage = a.usage
 	r.ToolCalls = nil
-	slices.SortStableFunc(a.calls, func(x, y *toolCall) int { return x.index - y.index })
-	for _, t := range a.calls {
+	calls := slices.Clone(a.calls) // in the order opened, which callFor reads
+	slices.SortStableFunc(calls, func(x, y *toolCall) int { return x.index - y.index })
+	for _, t := range calls {
 		tc := t.call
 		if tc.Type == "" {
 			tc.Type = "function"

@@ -170,6 +170,80 @@ func TestStreamToolCallsWithoutIndex(t *testing.T) {
 	}
 }
 
+func TestStreamToolCallsSharingAnIndex(t *testing.T) {
+	piece := func(index, id, name, args string) string {
+		tc := `"function":{"arguments":` + strconv.Quote(args)
+		if name != "" {
+			tc = `"type":"function","function":{"name":"` + name + `","arguments":` + strconv.Quote(args)
+		}
+		if id != "" {
+			tc = `"id":"` + id + `",` + tc
+		}
+		if index != "" {
+			tc = `"index":` + index + `,` + tc
+		}
+		return `data: {"choices":[{"index":0,"delta":{"tool_calls":[{` + tc + `}}]}}]}` + "\n\n"
+	}
+	fn := func(id, name, args string) chat.WireToolCall {
+		return chat.WireToolCall{ID: id, Type: "function", Function: chat.FunctionCall{Name: name, Arguments: args}}
+	}
+	tests := []struct {
+		name   string
+		pieces []string
+		want   []chat.WireToolCall
+		// wantIndex is the ToolCallIndex of each delta.
+		wantIndex []int
+	}{
+		{"Ollama: every parallel call at index 0", []string{
+			piece("0", "call_a", "get_weather", `{"city":"Paris"}`),
+			piece("0", "call_b", "get_weather", `{"city":"Rome"}`),
+			piece("0", "call_c", "run_sql", `{"query":"select 1"}`),
+		}, []chat.WireToolCall{
+			fn("call_a", "get_weather", `{"city":"Paris"}`),
+			fn("call_b", "get_weather", `{"city":"Rome"}`),
+			fn("call_c", "run_sql", `{"query":"select 1"}`),
+		}, []int{0, 1, 2}},
+		{"a shared index, arguments in pieces", []string{
+			piece("0", "call_a", "f", `{"x":`), piece("0", "", "", `1}`),
+			piece("0", "call_b", "g", `{"y":`), piece("0", "", "", `2}`),
+		}, []chat.WireToolCall{fn("call_a", "f", `{"x":1}`), fn("call_b", "g", `{"y":2}`)}, []int{0, 0, 1, 1}},
+		{"the same id repeated extends the call", []string{
+			piece("0", "call_a", "f", `{"x":`), piece("0", "call_a", "", `1}`),
+		}, []chat.WireToolCall{fn("call_a", "f", `{"x":1}`)}, []int{0, 0}},
+		{"an id arriving after the first piece extends the call", []string{
+			piece("0", "", "f", `{"x":`), piece("0", "call_a", "", `1}`),
+		}, []chat.WireToolCall{fn("call_a", "f", `{"x":1}`)}, []int{0, 0}},
+		{"a shared index after distinct ones takes the next free place", []string{
+			piece("0", "call_a", "f", `{}`), piece("1", "call_b", "g", `{}`), piece("0", "call_c", "h", `{}`),
+		}, []chat.WireToolCall{fn("call_a", "f", `{}`), fn("call_b", "g", `{}`), fn("call_c", "h", `{}`)}, []int{0, 1, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				sse(w)
+				send(w, tt.pieces...)
+				send(w, finishChunk("tool_calls"), done)
+			})
+			c, _ := newTestClient(srv.URL, nil)
+			var ds []Delta
+			r, err := c.Stream(context.Background(), hello(), collect(&ds))
+			if err != nil {
+				t.Fatalf("Stream: %v", err)
+			}
+			if !reflect.DeepEqual(r.ToolCalls, tt.want) {
+				t.Errorf("got tool calls %+v, want %+v", r.ToolCalls, tt.want)
+			}
+			var index []int
+			for _, d := range ds {
+				index = append(index, d.ToolCallIndex)
+			}
+			if !reflect.DeepEqual(index, tt.wantIndex) {
+				t.Errorf("got delta indexes %v, want %v", index, tt.wantIndex)
+			}
+		})
+	}
+}
+
 func TestStreamOptionsRejected(t *testing.T) {
 	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
 		if _, ok := body["stream_options"]; ok {

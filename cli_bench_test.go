@@ -350,7 +350,7 @@ func recordChat(b *testing.B, path, id string, n int) {
 
 // BenchmarkReplayProcess1000 replays a 1,000-turn chat under an edited context file, whole
 // process, output to /dev/null: as JSON traces (each carries its whole request, so the
-// output grows with the square of the chat: about 460 MB here) and as the human summary.
+// output grows with the square of the chat: about 190 MB here) and as the human summary.
 func BenchmarkReplayProcess1000(b *testing.B) {
 	bin := buildCtxlab(b)
 	env := ctxlabProcessEnv(b)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/store"
 )
 
 func (a *app) replayCommand() *cobra.Command {
@@ -41,10 +44,12 @@ func (a *app) replayCommand() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			eng, err := newEngine(file, db, settings)
+			eng, err := newEngine(file, replayStore{db}, settings)
 			if err != nil {
 				return err
 			}
+			out := bufio.NewWriter(a.stdout)
+			lines := &jsonLines{w: out}
 			turns, changed := 0, 0
 			err = eng.Replay(cmd.Context(), args[0], contextPath != "", func(t *engine.Trace) error {
 				turns++
@@ -55,28 +60,37 @@ func (a *app) replayCommand() *cobra.Command {
 				}
 				changed += len(t.Removed)
 				if asJSON {
-					return writeJSONLine(a.stdout, t)
+					return lines.write(t)
 				}
-				writeTurn(a.stdout, t, userText(t.Request), "")
+				writeTurn(out, t, userText(t.Request), "")
 				return nil
 			})
-			if err != nil {
-				return err
-			}
-			if !asJSON {
+			if err == nil && !asJSON {
 				summary := fmt.Sprintf("── %d turns replayed", turns)
 				if contextPath != "" {
 					summary += fmt.Sprintf(" under %s · %d decisions changed", contextPath, changed)
 				}
-				fmt.Fprintln(a.stdout, summary)
+				fmt.Fprintln(out, summary)
 			}
-			return nil
+			if ferr := out.Flush(); err == nil {
+				err = ferr
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
 	return cmd
+}
+
+// replayStore lets the engine's Replay read the complete turns of the replayed branch at
+// once (engine.TurnsReader) rather than one query per turn.
+type replayStore struct{ *store.DB }
+
+// CompleteTurns returns the complete turn records of a path.
+func (s replayStore) CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
+	return s.PathTurnsWith(ctx, chatID, path, store.DetailAll)
 }
 
 var reminderTag = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)

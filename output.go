@@ -12,15 +12,27 @@ import (
 
 // writeJSONLine writes v as one line of JSON, with <, > and & left as they are.
 func writeJSONLine(w io.Writer, v any) error {
+	return (&jsonLines{w: w}).write(v)
+}
+
+// jsonLines writes values to w as lines of JSON, with <, > and & left as they are,
+// reusing one buffer for the values that append their own JSON (traces, large).
+type jsonLines struct {
+	w   io.Writer
+	buf []byte
+}
+
+func (j *jsonLines) write(v any) error {
 	if a, ok := v.(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
-		b, err := a.AppendJSON(nil)
+		b, err := a.AppendJSON(j.buf[:0])
 		if err != nil {
 			return err
 		}
-		_, err = w.Write(append(b, '\n'))
+		j.buf = append(b, '\n')
+		_, err = j.w.Write(j.buf)
 		return err
 	}
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(j.w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }

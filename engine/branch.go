@@ -22,9 +22,11 @@ type branchView struct {
 	fires   map[string]fireCount
 	latches map[string]bool
 	index   map[string]int // message id -> position on the path
-	// wire caches each path message's request form, and tokens its estimated size.
-	wire   [][]chat.WireMessage
-	tokens []int
+	// wire caches the request form of the path's messages, one after the other, with
+	// wireEnd[i] the end of path message i's part of it and tokens[i] its estimated size.
+	wire    []chat.WireMessage
+	wireEnd []int
+	tokens  []int
 }
 
 // newBranchView derives a branch's state from its path and the turns recorded on it.
@@ -47,8 +49,12 @@ func (v *branchView) prefix(name string, n int) *branchView {
 		}
 	}
 	p := newBranchView(name, v.path[:n:n], turns)
-	if len(v.wire) >= n {
-		p.wire, p.tokens = v.wire[:n:n], v.tokens[:n:n]
+	if len(v.wireEnd) >= n {
+		end := 0
+		if n > 0 {
+			end = v.wireEnd[n-1]
+		}
+		p.wire, p.wireEnd, p.tokens = v.wire[:end:end], v.wireEnd[:n:n], v.tokens[:n:n]
 	}
 	return p
 }

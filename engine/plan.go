@@ -155,26 +155,20 @@ func bake(m *chat.Message, id, placement, tagged string) {
 }
 
 // historyWire returns the request form of the active branch, computing each message's
-// form (and token estimate) once.
+// form (and token estimate) once. The slice is the view's cache: callers copy it, and do
+// not change its messages.
 func (s *Session) historyWire() []chat.WireMessage {
 	v := s.view
-	for i := len(v.wire); i < len(v.path); i++ {
+	for i := len(v.wireEnd); i < len(v.path); i++ {
 		w := v.path[i].Wire()
 		for j := range w {
 			w[j] = w[j].Encoded() // sent again on every later turn: encode it once
 		}
-		v.wire = append(v.wire, w)
-		v.tokens = append(v.tokens, wireTokens(s.e.tokens.Count, w))
+		v.wire = append(v.wire, w...)
+		v.wireEnd = append(v.wireEnd, len(v.wire))
+		v.tokens = append(v.tokens, wireTokens(s.e.cache.count, w))
 	}
-	n := 0
-	for _, w := range v.wire {
-		n += len(w)
-	}
-	out := make([]chat.WireMessage, 0, n)
-	for _, w := range v.wire {
-		out = append(out, w...)
-	}
-	return out
+	return v.wire[:len(v.wire):len(v.wire)]
 }
 
 // estimate sizes the request by source, from cached counts.

@@ -12,6 +12,15 @@ import (
 // recorded turn's context file did not have.
 const ReasonNotInFile = "not_in_file"
 
+// TurnsReader is a Store that can also read the complete turn records of a path at
+// once. Replay, which needs every turn of a branch complete, uses it when its Store has
+// it, instead of reading the turns one by one.
+type TurnsReader interface {
+	// CompleteTurns returns the complete records of the turns of path's assistant
+	// messages, in path order.
+	CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error)
+}
+
 // Replay walks the active branch of a saved chat, turn by turn (a user message and its
 // reply), and calls fn with each turn's trace rebuilt from what was recorded: the request
 // sent, the decisions, the reply and the usage. A turn the chat holds no record of (a chat
@@ -38,6 +47,12 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
+	reader, complete := e.store.(TurnsReader)
+	if complete {
+		if turns, err = reader.CompleteTurns(ctx, chatID, path); err != nil {
+			return fmt.Errorf("replay chat %q: %w", chatID, err)
+		}
+	}
 	recorded := make(map[string]*chat.Turn, len(turns)) // by assistant message
 	for i := range turns {
 		recorded[turns[i].AssistantMessageID] = &turns[i]
@@ -56,24 +71,31 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 		asst := &path[reply]
 		number := len(s.view.users) + 1
 		var t chat.Turn
-		if light := recorded[asst.ID]; light != nil {
-			if t, err = e.store.Turn(ctx, chatID, light.ID); err != nil {
-				return fmt.Errorf("replay turn %d: %w", light.Number, err)
+		switch rec := recorded[asst.ID]; {
+		case rec != nil && complete:
+			t = *rec
+		case rec != nil:
+			if t, err = e.store.Turn(ctx, chatID, rec.ID); err != nil {
+				return fmt.Errorf("replay turn %d: %w", rec.Number, err)
 			}
-		} else {
+		default:
 			// An imported chat keeps the system prompt it was sent with in its metadata.
 			system, _ := c.Metadata["system_prompt"].(string)
 			t = chat.Turn{Number: number, Branch: b.Name, At: user.CreatedAt, UserMessageID: user.ID,
 				AssistantMessageID: asst.ID, Request: chat.SentRequest{Model: e.model, SystemPrompt: system, ChatUsage: usage}}
 		}
-		tr, err := s.recordedTrace(&t, user, asst)
-		if err != nil {
-			return err
-		}
+		tr := s.recordedTrace(&t, user, asst)
 		tr.NotRecorded = recorded[asst.ID] == nil
 		sent, fired := user, t.Fired
 		if reevaluate {
-			sent, fired = s.reevaluate(tr, &t, user)
+			sent, fired, err = s.reevaluate(tr, &t, user)
+		} else {
+			tr.Request = s.rebuild(&t, user)
+			tr.Decisions = []Decision{}
+			err = decodeRecorded(&t, &tr.Decisions)
+		}
+		if err != nil {
+			return err
 		}
 		s.view.append(sent)
 		for i++; i <= reply; i++ {
@@ -103,31 +125,40 @@ func replyTo(path []chat.Message, i int) int {
 	return -1
 }
 
-// recordedTrace rebuilds the trace of a recorded turn; the session's view holds the
-// history before the user message.
-func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) (*Trace, error) {
-	ds := []Decision{}
-	if len(t.Decisions) > 0 {
-		if err := json.Unmarshal(t.Decisions, &ds); err != nil {
-			return nil, fmt.Errorf("turn %d: recorded decisions: %w", t.Number, err)
-		}
-	}
+// recordedTrace rebuilds the trace of a recorded turn, but for its request and
+// decisions: the caller adds them, as recorded or as re-evaluated.
+func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) *Trace {
 	return &Trace{
 		ChatID: s.chat.ID, Turn: t.Number, Branch: t.Branch, At: FormatTime(t.At),
-		UserMessageID: user.ID, AssistantMessageID: asst.ID,
-		SystemPrompt: t.Request.SystemPrompt, Request: s.rebuild(t, user), Decisions: ds,
+		UserMessageID: user.ID, AssistantMessageID: asst.ID, SystemPrompt: t.Request.SystemPrompt,
 		Assistant: assistantTrace(asst, t.FinishReason),
 		Usage:     s.e.usageWithCost(t),
 		Latency:   LatencyTrace{TTFT: t.TTFT.Milliseconds(), Total: t.Latency.Milliseconds()},
 		Error:     t.Error,
-	}, nil
+	}
 }
 
-// reevaluate plans the turn again under the engine's file: it replaces the trace's
-// decisions, system prompt, request and estimate, marks what changed, and returns the
-// user message as the new file would have sent it and what the new file fires (for the
-// counters).
-func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*chat.Message, []chat.Fired) {
+// decodeRecorded decodes a turn's recorded decisions into ds: a *[]Decision, or a
+// *[]Removed when only what a comparison needs is wanted.
+func decodeRecorded(t *chat.Turn, ds any) error {
+	if len(t.Decisions) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(t.Decisions, ds); err != nil {
+		return fmt.Errorf("turn %d: recorded decisions: %w", t.Number, err)
+	}
+	return nil
+}
+
+// reevaluate plans the turn again under the engine's file: it sets the trace's
+// decisions, system prompt, request and estimate, marks what changed from the recorded
+// decisions, and returns the user message as the new file would have sent it and what the
+// new file fires (for the counters). The history is the session view's.
+func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*chat.Message, []chat.Fired, error) {
+	var recorded []Removed // as much of each recorded decision as the comparison needs
+	if err := decodeRecorded(t, &recorded); err != nil {
+		return nil, nil, err
+	}
 	user := stripReminders(saved)
 	wc := s.whenContext(&user)
 	wc.Turn = t.Number
@@ -144,8 +175,8 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 		p.Request.MaxTokens, p.Request.Seed = sr.MaxTokens, sr.Seed
 	}
 
-	was := make(map[string]Decision, len(tr.Decisions))
-	for _, d := range tr.Decisions {
+	was := make(map[string]Removed, len(recorded))
+	for _, d := range recorded {
 		was[d.Source+"\x00"+d.ID] = d
 	}
 	for i := range p.Decisions {
@@ -161,9 +192,9 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
 		}
 	}
-	for _, d := range tr.Decisions { // in recorded order
+	for _, d := range recorded { // in recorded order
 		if _, gone := was[d.Source+"\x00"+d.ID]; gone {
-			tr.Removed = append(tr.Removed, Removed{ID: d.ID, Source: d.Source, Fired: d.Fired, Reason: d.Reason})
+			tr.Removed = append(tr.Removed, d)
 		}
 	}
 	tr.Decisions = p.Decisions
@@ -171,7 +202,10 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 	tr.Request = p.Request
 	tr.Usage.Estimated = EstimatedUsage{PromptTokens: p.Estimate.Total, CompletionTokens: t.Estimated.CompletionTokens, BySource: &p.Estimate}
 	tr.Usage.Difference = nil // the report was for the request recorded, not this one
-	return &p.User, p.fired
+	// A copy: a pointer into p would keep its request (the whole history) alive with the
+	// view, for every turn.
+	sent := p.User
+	return &sent, p.fired, nil
 }
 
 // Removed is a recorded decision whose reminder or instruction the re-evaluating context

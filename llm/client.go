@@ -209,12 +209,23 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 	if resp != nil {
 		a.status = resp.StatusCode
 		a.header = resp.Header
-		if resp.StatusCode < 300 {
+		switch {
+		case resp.StatusCode >= 400:
+			// Kept whole, whichever error type go-openai makes of it: the server's message,
+			// or the field it refused (stream_options), may be anywhere in it.
+			body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			a.errBody = string(body)
+		case resp.StatusCode < 300:
 			resp.Body = &doneWatcher{ReadCloser: resp.Body, a: a}
 		}
 	}
 	return resp, err
 }
+
+// maxErrorBody bounds the error body read from a server.
+const maxErrorBody = 1 << 20
 
 // doneWatcher notes whether the stream's last bytes are the `data: [DONE]` terminator, so
 // a stream closed cleanly without it can be told from a complete one.

@@ -1,9 +1,11 @@
 package llm
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"strings"
 	"time"
@@ -86,7 +88,7 @@ func (e *Error) Error() string {
 	switch {
 	case e.Message != "":
 		s += ": " + e.Message
-	case e.Err != nil:
+	case e.Err != nil && e.Kind != KindStatus: // a status says it all; Err is go-openai's wording
 		s += ": " + e.Err.Error()
 	}
 	return s
@@ -114,8 +116,9 @@ func statusText(code int, status string) string {
 }
 
 // bodyMessage extracts the server's message from an error body: the OpenAI shape
-// {"error": {"message": …}}, {"error": "…"} (Ollama), {"message": …} or {"detail": …}, else
-// the first line of the text, shortened.
+// {"error": {"message": …}}, {"error": "…"} (Ollama), {"message": …} or {"detail": …}; the
+// <title> of an HTML page (a proxy's error page), or nothing when it has none; else the
+// first line of the text, shortened.
 func bodyMessage(body []byte) string {
 	var v struct {
 		Error   json.RawMessage `json:"error"`
@@ -148,8 +151,37 @@ func bodyMessage(body []byte) string {
 			return shorten(string(b))
 		}
 	}
-	line, _, _ := strings.Cut(strings.TrimSpace(string(body)), "\n")
+	text := strings.TrimSpace(string(body))
+	if strings.HasPrefix(text, "<") {
+		return htmlTitle(text)
+	}
+	line, _, _ := strings.Cut(text, "\n")
 	return shorten(strings.TrimSpace(line))
+}
+
+// htmlTitle returns the text of a page's <title> element on one line, or "" when it has
+// none.
+func htmlTitle(page string) string {
+	lower := []byte(page) // ASCII-lowered, same offsets as page
+	for i, c := range lower {
+		if 'A' <= c && c <= 'Z' {
+			lower[i] = c + 'a' - 'A'
+		}
+	}
+	_, rest, ok := bytes.Cut(lower, []byte("<title"))
+	if !ok {
+		return ""
+	}
+	gt := bytes.IndexByte(rest, '>')
+	if gt < 0 {
+		return ""
+	}
+	start := len(page) - len(rest) + gt + 1
+	end := bytes.Index(lower[start:], []byte("</title"))
+	if end < 0 {
+		return ""
+	}
+	return shorten(strings.Join(strings.Fields(html.UnescapeString(page[start:start+end])), " "))
 }
 
 func shorten(s string) string {

@@ -1,7 +1,9 @@
 package llm
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -59,7 +61,9 @@ func TestBodyMessage(t *testing.T) {
 		{`{"message":"Bad Request"}`, "Bad Request"},
 		{`{"detail":"Not authenticated"}`, "Not authenticated"},
 		{`{"detail":[{"loc":["body","stream_options"],"msg":"extra fields not permitted"}]}`, `[{"loc":["body","stream_options"],"msg":"extra fields not permitted"}]`},
-		{"<html>\n<body>502 Bad Gateway</body></html>", "<html>"},
+		{"<html>\n<body>502 Bad Gateway</body></html>", ""},
+		{"<!DOCTYPE html>\n<HTML><HEAD><TITLE>\n  Origin  &amp; proxy\n unreachable </TITLE></HEAD><body>…</body></HTML>", "Origin & proxy unreachable"},
+		{"<html><title>unterminated", ""},
 		{"  upstream timed out  \n", "upstream timed out"},
 		{"", ""},
 		{strings.Repeat("é", 400), strings.Repeat("é", 150) + "…"},
@@ -68,6 +72,47 @@ func TestBodyMessage(t *testing.T) {
 		if got := bodyMessage([]byte(tt.body)); got != tt.want {
 			t.Errorf("bodyMessage(%.40q): got %q, want %q", tt.body, got, tt.want)
 		}
+	}
+}
+
+// TestStatusErrorText checks that a status error says the status and the server's own
+// message, never go-openai's wording of it, for streams and for Models.
+func TestStatusErrorText(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		want        string // after "STATUS from URL"
+	}{
+		{"empty body", 404, "", "", ""},
+		{"HTML page", 502, "text/html", "<html>\n<head><title>502 Bad Gateway</title></head>\n<body><center><h1>502 Bad Gateway</h1></center></body></html>", ""},
+		{"HTML page with its own title", 503, "text/html", "<html><head><title>Upstream is restarting</title></head></html>", ": Upstream is restarting"},
+		{"HTML page without a title", 502, "text/html", "<html><body>bad gateway</body></html>", ""},
+		{"OpenAI error with an empty message", 400, "application/json", `{"error":{"message":"","type":"invalid_request_error"}}`, ""},
+		{"OpenAI error", 404, "application/json", `{"error":{"message":"The model does not exist","type":"invalid_request_error"}}`, ": The model does not exist"},
+		{"plain text", 500, "text/plain", "upstream connect error\nreset reason: overflow", ": upstream connect error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				if tt.contentType != "" {
+					w.Header().Set("Content-Type", tt.contentType)
+				}
+				w.WriteHeader(tt.status)
+				w.Write([]byte(tt.body))
+			})
+			c, _ := newTestClient(srv.URL, func(o *Options) { o.MaxRetries = -1 })
+			want := fmt.Sprintf("%d %s from %s/v1%s", tt.status, http.StatusText(tt.status), srv.URL, tt.want)
+			_, err := c.Stream(context.Background(), hello(), nil)
+			if e := asError(t, err); e.Kind != KindStatus || err.Error() != want {
+				t.Errorf("Stream: got %q (kind %v), want %q", err, e.Kind, want)
+			}
+			_, err = c.Models(context.Background())
+			if e := asError(t, err); e.Kind != KindStatus || err.Error() != want {
+				t.Errorf("Models: got %q (kind %v), want %q", err, e.Kind, want)
+			}
+		})
 	}
 }
 

@@ -156,8 +156,10 @@ func (c *Client) requestError(err error, actx context.Context, a *attempt) *Erro
 		return c.redact.fix(e)
 	}
 	if re, ok := errAs[*openai.RequestError](err); ok && re.HTTPStatusCode > 0 {
-		a.errBody = string(re.Body)
-		e.Kind, e.Status, e.StatusText, e.Message = KindStatus, re.HTTPStatusCode, statusText(re.HTTPStatusCode, re.HTTPStatus), bodyMessage(re.Body)
+		e.Kind, e.Status, e.StatusText = KindStatus, re.HTTPStatusCode, statusText(re.HTTPStatusCode, re.HTTPStatus)
+		if msg := bodyMessage(re.Body); !strings.EqualFold(msg, e.StatusText) && !strings.EqualFold(msg, fmt.Sprintf("%d %s", e.Status, e.StatusText)) {
+			e.Message = msg // not a page whose title only repeats the status
+		}
 		return c.redact.fix(e)
 	}
 	if !a.sent {

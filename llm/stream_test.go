@@ -286,6 +286,48 @@ func TestStreamOptionsRejected(t *testing.T) {
 	}
 }
 
+// TestStreamOptionsRejectedBodies checks that a 400 or 422 is taken for a refusal of
+// stream_options wherever the body names it, and only then.
+func TestStreamOptionsRejectedBodies(t *testing.T) {
+	tests := []struct {
+		name   string
+		status int
+		body   string
+		retry  bool
+	}{
+		{"in the message", 400, `{"error":{"message":"Unrecognized request argument supplied: stream_options","type":"invalid_request_error"}}`, true},
+		{"only in param", 400, `{"error":{"message":"Unrecognized request argument supplied","type":"invalid_request_error","param":"stream_options","code":null}}`, true},
+		{"in a validation detail", 422, `{"detail":[{"loc":["body","stream_options"],"msg":"extra fields not permitted"}]}`, true},
+		{"in plain text", 400, "unknown field stream_options", true},
+		{"about something else", 400, `{"error":{"message":"max_tokens is too large","param":"max_tokens"}}`, false},
+		{"another status", 401, `{"error":{"message":"bad key","param":"stream_options"}}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				if n == 1 {
+					w.WriteHeader(tt.status)
+					w.Write([]byte(tt.body))
+					return
+				}
+				sse(w)
+				send(w, textChunk("ok"), finishChunk("stop"), done)
+			})
+			c, _ := newTestClient(srv.URL, nil)
+			r, err := c.Stream(context.Background(), hello(), nil)
+			if got := err == nil && r.Attempts == 2; got != tt.retry {
+				t.Fatalf("got attempts %d, error %v; want retried without stream_options: %v", r.Attempts, err, tt.retry)
+			}
+			if !tt.retry {
+				return
+			}
+			if _, ok := srv.body(1)["stream_options"]; ok || srv.count() != 2 {
+				t.Errorf("got %d requests, stream_options in the second: %v; want it asked again without", srv.count(), ok)
+			}
+		})
+	}
+}
+
 func TestStreamBadRequestNotAboutStreamOptions(t *testing.T) {
 	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
 		w.WriteHeader(http.StatusBadRequest)

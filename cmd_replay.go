@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
-	"github.com/ctxlab/ctxlab/store"
 )
 
 func (a *app) replayCommand() *cobra.Command {
@@ -44,7 +42,7 @@ func (a *app) replayCommand() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			eng, err := newEngine(file, replayStore{db}, settings)
+			eng, err := newEngine(file, db, settings)
 			if err != nil {
 				return err
 			}
@@ -82,15 +80,6 @@ func (a *app) replayCommand() *cobra.Command {
 	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
 	return cmd
-}
-
-// replayStore lets the engine's Replay read the complete turns of the replayed branch at
-// once (engine.TurnsReader) rather than one query per turn.
-type replayStore struct{ *store.DB }
-
-// CompleteTurns returns the complete turn records of a path.
-func (s replayStore) CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
-	return s.PathTurnsWith(ctx, chatID, path, store.DetailAll)
 }
 
 var reminderTag = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>`)

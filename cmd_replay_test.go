@@ -10,7 +10,8 @@ import (
 )
 
 // TestReplayReadsTurnsAtOnce checks that a replay reading all the turns of the branch at
-// once (replayStore) prints what one reading them turn by turn prints.
+// once (store.DB is an engine.TurnsReader) prints what one reading them turn by turn
+// prints.
 func TestReplayReadsTurnsAtOnce(t *testing.T) {
 	isolateCtxlabEnv(t)
 	db, err := store.Open(replayFixture(t))
@@ -39,9 +40,11 @@ func TestReplayReadsTurnsAtOnce(t *testing.T) {
 		}
 		return string(out)
 	}
+	var _ engine.TurnsReader = db
 	for _, chatID := range []string{"demo-1", "branching-1"} {
 		for _, reevaluate := range []bool{false, true} {
-			byTurn, atOnce := replay(db, chatID, reevaluate), replay(replayStore{db}, chatID, reevaluate)
+			// Wrapped, the store shows the engine only its Store methods.
+			byTurn, atOnce := replay(struct{ engine.Store }{db}, chatID, reevaluate), replay(db, chatID, reevaluate)
 			if atOnce != byTurn {
 				t.Errorf("replay %s (re-evaluate %v): turns read at once give\n%s\nturn by turn\n%s", chatID, reevaluate, atOnce, byTurn)
 			}

@@ -126,6 +126,12 @@ func (d *DB) PathTurns(ctx context.Context, chatID string, path []chat.Message) 
 	return d.PathTurnsWith(ctx, chatID, path, DetailLight)
 }
 
+// CompleteTurns returns the complete turn records of a path, what a replay shows
+// (engine.TurnsReader).
+func (d *DB) CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
+	return d.PathTurnsWith(ctx, chatID, path, DetailAll)
+}
+
 // PathTurnsWith is PathTurns with the parts of each record that detail selects: DetailLight for
 // what a branch switch needs, DetailAll for a replay.
 func (d *DB) PathTurnsWith(ctx context.Context, chatID string, path []chat.Message, detail Detail) ([]chat.Turn, error) {

@@ -2,7 +2,6 @@ package llm
 
 import (
 	"bytes"
-	"encoding/json"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -22,10 +21,14 @@ func toOpenAI(r chat.Request) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{
 		Model:    r.Model,
 		Messages: make([]openai.ChatCompletionMessage, 0, len(r.Messages)),
-		//lint:ignore SA1019 chat.Request sends max_tokens, which every compatible server reads
-		MaxTokens: r.MaxTokens,
-		Stop:      r.Stop,
-		Stream:    true,
+		Stop:     r.Stop,
+		Stream:   true,
+	}
+	if chat.UsesMaxCompletionTokens(r.Model) {
+		out.MaxCompletionTokens = r.MaxTokens
+	} else {
+		//lint:ignore SA1019 max_tokens is what every compatible server reads
+		out.MaxTokens = r.MaxTokens
 	}
 	if r.Temperature != nil {
 		out.Temperature = float32(*r.Temperature)
@@ -73,44 +76,26 @@ func toolType(s string) openai.ToolType {
 	return openai.ToolType(s)
 }
 
-// wireRequest is chat.Request's wire form plus the stream fields, in the same field order,
-// so that the body differs from the traced request only by "stream" and "stream_options"
-// and by an empty "tools" array left out (OpenAI rejects `"tools": []`).
-type wireRequest struct {
-	Model         string                `json:"model"`
-	Messages      []chat.WireMessage    `json:"messages"`
-	Tools         []chat.WireTool       `json:"tools,omitempty"`
-	Temperature   *float64              `json:"temperature,omitempty"`
-	TopP          *float64              `json:"top_p,omitempty"`
-	MaxTokens     int                   `json:"max_tokens,omitempty"`
-	Seed          *int                  `json:"seed,omitempty"`
-	Stop          []string              `json:"stop,omitempty"`
-	Stream        bool                  `json:"stream"`
-	StreamOptions *openai.StreamOptions `json:"stream_options,omitempty"`
-}
-
-// wireBody returns the JSON body of a streamed request: temperature and top_p are sent
-// whenever set (0 included), <, > and & are not escaped, and stream_options asks for the
-// usage chunk when includeUsage is set.
+// wireBody returns the JSON body of a streamed request: the request's own JSON, the bytes
+// the trace shows (temperature and top_p whenever set, 0 included; the limit in the field
+// the model reads; <, > and & not escaped), without an empty "tools" array (OpenAI rejects
+// `"tools": []`), plus "stream" and, when includeUsage is set, the stream_options that ask
+// for the usage chunk.
 func wireBody(r chat.Request, includeUsage bool) ([]byte, error) {
-	w := wireRequest{
-		Model: r.Model, Messages: r.Messages, Tools: r.Tools,
-		Temperature: r.Temperature, TopP: r.TopP, MaxTokens: r.MaxTokens, Seed: r.Seed, Stop: r.Stop,
-		Stream: true,
-	}
-	if w.Messages == nil {
-		w.Messages = []chat.WireMessage{}
-	}
-	if includeUsage {
-		w.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(w); err != nil {
+	b, err := r.AppendJSON(nil)
+	if err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+	if len(r.Tools) == 0 {
+		// The first "tools" key is the request's own: inside a message's strings quotes
+		// are escaped, and messages have no tools key.
+		b = bytes.Replace(b, []byte(`,"tools":[]`), nil, 1)
+	}
+	b = append(b[:len(b)-1], `,"stream":true`...)
+	if includeUsage {
+		b = append(b, `,"stream_options":{"include_usage":true}`...)
+	}
+	return append(b, '}'), nil
 }
 
 // usageOf converts a usage object; the cached and reasoning counts come from the details.

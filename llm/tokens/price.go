@@ -95,9 +95,12 @@ var prices = map[string]Price{
 // the entry named exactly, else the longest entry that is a family prefix of the name (the
 // name continues with -, :, ., @, _ or a space: "gpt-4o-mini-2024-07-18" is "gpt-4o-mini",
 // "llama3.1:8b" is "llama3.1"), case-insensitively. A provider prefix ("openai/gpt-4o") is
-// tried with and without.
+// tried with and without; without it, the embedded table's free entries do not match: a
+// model named with its provider ("meta-llama/llama-3.1-405b-instruct" on OpenRouter) is
+// hosted, not local, and its price is unknown.
 func LookupPrice(model string, table map[string]Price) (Price, bool) {
-	if table == nil {
+	embedded := table == nil
+	if embedded {
 		table = prices
 	}
 	full := strings.ToLower(strings.TrimSpace(model))
@@ -108,9 +111,13 @@ func LookupPrice(model string, table map[string]Price) (Price, bool) {
 	if b := baseModel(full); b != full {
 		names = append(names, b)
 	}
-	for _, name := range names {
+	for i, name := range names {
+		hosted := embedded && i > 0
 		best, bestLen := Price{}, -1
 		for key, p := range table {
+			if hosted && p == (Price{}) {
+				continue
+			}
 			k := strings.ToLower(key)
 			if hasFamilyPrefix(name, k) && len(k) > bestLen {
 				best, bestLen = p, len(k)

@@ -721,12 +721,16 @@ func TestLiveHTTPFailures(t *testing.T) {
 		}
 	})
 
+	// A tool call cut in its arguments: the first turn's reply is that call alone.
+	const cutCall = `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"run_sql","arguments":"{\"query\": \"sel"}}]},"finish_reason":null}]}`
 	for _, tt := range []struct {
 		name   string
-		chunks int // streamed before the cancellation, 20ms apart; then more until the client leaves
+		chunks int    // streamed before the cancellation, 20ms apart; then more until the client leaves
+		first  string // a chunk streamed before them; then the chunks are keep-alive comments
 	}{
-		{"cancelled mid-stream", 5},
-		{"cancelled before the first token", 0},
+		{"cancelled mid-stream", 5, ""},
+		{"cancelled before the first token", 0, ""},
+		{"cancelled in a tool call", 5, cutCall},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -738,11 +742,19 @@ func TestLiveHTTPFailures(t *testing.T) {
 					waitGone(r, done)
 					return
 				}
+				if tt.first != "" {
+					sseLine(w, tt.first)
+				}
 				for i := 0; ; i++ {
 					if i == tt.chunks {
 						close(streaming)
 					}
-					sseLine(w, sseText("more ", ""))
+					if tt.first != "" {
+						fmt.Fprint(w, ": keep-alive\n\n")
+						w.(http.Flusher).Flush()
+					} else {
+						sseLine(w, sseText("more ", ""))
+					}
 					select {
 					case <-r.Context().Done():
 						return
@@ -766,6 +778,21 @@ func TestLiveHTTPFailures(t *testing.T) {
 			if tt.chunks == 0 {
 				if noChat(t, db, "live-one"); r.stdout != "" {
 					t.Errorf("printed %q, want nothing", r.stdout)
+				}
+				return
+			}
+			if tt.first != "" {
+				// The call is saved as it arrived, its arguments cut: not a completed call.
+				e := savedChat(t, db, "live-one")
+				want := []chat.Part{{Type: chat.PartTool, ToolCallID: "call_1", ToolName: "run_sql",
+					Input: json.RawMessage(`"{\"query\": \"sel"`), State: chat.ToolInputStreaming, Round: 1}}
+				if len(e.Messages) != 2 || !e.Messages[1].Interrupted || !reflect.DeepEqual(e.Messages[1].Parts, want) || e.Turns[0].Error == "" {
+					t.Errorf("saved %s, want the cut tool call, interrupted", mustMarshal(t, e.Messages))
+				}
+				traces, _ := liveTraces(t, r.stdout)
+				if len(traces) != 1 || !traces[0].Assistant.Interrupted || len(traces[0].Assistant.Tools) != 1 ||
+					traces[0].Assistant.Tools[0].State != chat.ToolInputStreaming {
+					t.Errorf("got %q, want the trace of the interrupted turn with its cut tool call", r.stdout)
 				}
 				return
 			}

@@ -32,8 +32,7 @@ func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
 	if onDelta == nil {
 		onDelta = func(chat.Delta) {}
 	}
-	reported := chat.Usage{}
-	allReported := true
+	var usage reportedUsage
 	req := p.Request
 	for step := 1; ; step++ {
 		rep, err := l.Model.Stream(ctx, req, onDelta)
@@ -42,22 +41,19 @@ func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
 				out.ttft = rep.TTFT
 			}
 			out.total += rep.Total
-			if rep.Usage != nil {
-				reported = reported.Add(*rep.Usage)
-			} else {
-				allReported = false
-			}
+			usage.add(rep.Usage, err != nil)
 		}
 		if err != nil {
 			if ctx.Err() == nil {
 				err = fmt.Errorf("model: %w", err) // spec/headless.md: the message names what failed
 			}
-			if rep != nil && rep.Text != "" {
-				out.parts = append(out.parts, chat.TextPart(rep.Text))
+			if rep != nil {
+				out.parts = append(out.parts, partialParts(rep, step)...)
 			}
 			out.interrupted = len(out.parts) > 0
 			out.finish = "error"
 			out.err = err
+			out.reported = usage.total()
 			return out, err
 		}
 		if len(rep.ToolCalls) == 0 {
@@ -81,21 +77,63 @@ func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
 		req = loopRequest(p, out.parts)
 		out.extraPrompt += p.Estimate.Total + s.e.tokens.Count(requestTail(req, p))
 	}
-	if allReported {
-		out.reported = &reported
-	}
+	out.reported = usage.total()
 	return out, nil
+}
+
+// reportedUsage adds up the usage the requests of a turn reported.
+type reportedUsage struct {
+	sum      chat.Usage
+	reported bool // some request reported its usage
+	missing  bool // a request that completed reported none
+}
+
+// add counts one request's usage (nil when it reported none); failed says the request
+// failed, which explains a missing report without voiding the others'.
+func (r *reportedUsage) add(u *chat.Usage, failed bool) {
+	switch {
+	case u != nil:
+		r.sum, r.reported = r.sum.Add(*u), true
+	case !failed:
+		r.missing = true
+	}
+}
+
+// total is the turn's reported usage: the sum when every completed request reported its
+// own, else nil (the turn is then counted by its estimate).
+func (r *reportedUsage) total() *chat.Usage {
+	if !r.reported || r.missing {
+		return nil
+	}
+	u := r.sum
+	return &u
+}
+
+// partialParts are the parts of a reply cut short in round step: the text that arrived,
+// then the tool calls, which were never answered. A call whose arguments are complete JSON
+// is input-available; one whose arguments were cut (or never came) is input-streaming,
+// which the tool predicates do not count as a call.
+func partialParts(rep *chat.Reply, step int) []chat.Part {
+	var parts []chat.Part
+	if rep.Text != "" {
+		parts = append(parts, chat.TextPart(rep.Text))
+	}
+	for _, call := range rep.ToolCalls {
+		input, complete := toolInput(call.Function.Arguments)
+		state := chat.ToolInputAvailable
+		if !complete || call.Function.Arguments == "" {
+			state = chat.ToolInputStreaming
+		}
+		parts = append(parts, chat.Part{Type: chat.PartTool, ToolCallID: call.ID, ToolName: call.Function.Name,
+			Input: input, State: state, Round: step})
+	}
+	return parts
 }
 
 // answerTool runs a tool call against the context file: its canned result, its canned
 // error, or an error for a tool the file does not declare.
 func answerTool(f *ctxfile.File, call chat.WireToolCall) chat.Part {
-	input := json.RawMessage(call.Function.Arguments)
-	if call.Function.Arguments == "" {
-		input = json.RawMessage("{}")
-	} else if !json.Valid(input) {
-		input, _ = json.Marshal(call.Function.Arguments) // keep what the model sent, as a string
-	}
+	input, _ := toolInput(call.Function.Arguments)
 	part := chat.Part{Type: chat.PartTool, ToolCallID: call.ID, ToolName: call.Function.Name, Input: input}
 	tool := f.Tool(call.Function.Name)
 	switch {
@@ -107,6 +145,19 @@ func answerTool(f *ctxfile.File, call chat.WireToolCall) chat.Part {
 		part.State, part.Output = chat.ToolOutputAvailable, tool.Result
 	}
 	return part
+}
+
+// toolInput is a tool call's arguments as a part's input: {} when there are none, and
+// what the model sent, as a JSON string, when it is not JSON (valid is then false).
+func toolInput(args string) (input json.RawMessage, valid bool) {
+	switch {
+	case args == "":
+		return json.RawMessage("{}"), true
+	case !json.Valid([]byte(args)):
+		input, _ = json.Marshal(args)
+		return input, false
+	}
+	return json.RawMessage(args), true
 }
 
 // loopRequest is the request after a tool round: the turn's first request with the

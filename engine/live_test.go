@@ -338,34 +338,55 @@ func TestLiveUsage(t *testing.T) {
 	}
 }
 
-// brokenModel streams some text and then fails, like a stream cut mid-way.
+// brokenModel streams some text and tool calls (the last one maybe cut short), then
+// fails, like a stream cut mid-way.
 type brokenModel struct {
-	text string
-	err  error
+	text  string
+	err   error
+	calls []chat.WireToolCall
 }
 
 func (m brokenModel) Stream(_ context.Context, _ chat.Request, onDelta func(chat.Delta)) (*chat.Reply, error) {
-	onDelta(chat.Delta{Text: m.text})
-	return &chat.Reply{Text: m.text, Interrupted: true, Attempts: 1}, m.err
+	if m.text != "" {
+		onDelta(chat.Delta{Text: m.text})
+	}
+	for i, c := range m.calls {
+		onDelta(chat.Delta{ToolCallIndex: i, ToolCallID: c.ID, ToolName: c.Function.Name, Arguments: c.Function.Arguments})
+	}
+	return &chat.Reply{Text: m.text, ToolCalls: m.calls, Interrupted: true, Attempts: 1}, m.err
 }
 
 func TestLiveFailures(t *testing.T) {
 	unauthorized := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindStatus, Status: 401, StatusText: "Unauthorized", Message: "bad key"}
 	cut := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindCut, Err: errors.New("unexpected EOF")}
 	toolCall := llm.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}}
+	reportedCall := llm.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}, Usage: usage(7, 2)}
+	answered := toolPart("c1", "run_sql", `{}`, chat.ToolOutputAvailable, `[{"count": 42}]`)
+	pending := func(round int, id, input string, state chat.ToolState) chat.Part {
+		return chat.Part{Type: chat.PartTool, ToolCallID: id, ToolName: "run_sql", Input: json.RawMessage(input), State: state, Round: round}
+	}
 	tests := []struct {
 		name  string
 		model engine.Model
 		// want is the saved reply's parts; nil means nothing saved.
-		want    []chat.Part
-		wantErr error
+		want     []chat.Part
+		wantErr  error
+		reported *chat.Usage
 	}{
-		{"failure before any text", llm.NewScripted().Fail(unauthorized), nil, unauthorized},
-		{"failure mid-stream", brokenModel{"Once upon", cut}, []chat.Part{chat.TextPart("Once upon")}, cut},
-		{"failure after a tool round", llm.NewScripted(toolCall).Fail(cut),
-			[]chat.Part{toolPart("c1", "run_sql", `{}`, chat.ToolOutputAvailable, `[{"count": 42}]`)}, cut},
-		{"failure mid-stream after a tool round", &twoStep{first: toolCall, then: brokenModel{"Half", cut}},
-			[]chat.Part{toolPart("c1", "run_sql", `{}`, chat.ToolOutputAvailable, `[{"count": 42}]`), chat.TextPart("Half")}, cut},
+		{"failure before any text", llm.NewScripted().Fail(unauthorized), nil, unauthorized, nil},
+		{"failure mid-stream", brokenModel{text: "Once upon", err: cut}, []chat.Part{chat.TextPart("Once upon")}, cut, nil},
+		{"failure after a tool round", llm.NewScripted(toolCall).Fail(cut), []chat.Part{answered}, cut, nil},
+		{"failure mid-stream after a tool round", &twoStep{first: toolCall, then: brokenModel{text: "Half", err: cut}},
+			[]chat.Part{answered, chat.TextPart("Half")}, cut, nil},
+		{"failure in a tool call's arguments", brokenModel{err: cut, calls: []chat.WireToolCall{call("c1", "run_sql", `{"query":"sel`)}},
+			[]chat.Part{pending(1, "c1", `"{\"query\":\"sel"`, chat.ToolInputStreaming)}, cut, nil},
+		{"failure after text and a whole tool call", brokenModel{text: "Checking.", err: cut, calls: []chat.WireToolCall{
+			call("c1", "run_sql", `{"query":"select 1"}`), call("c2", "run_sql", "")}},
+			[]chat.Part{chat.TextPart("Checking."), pending(1, "c1", `{"query":"select 1"}`, chat.ToolInputAvailable),
+				pending(1, "c2", `{}`, chat.ToolInputStreaming)}, cut, nil},
+		{"failure in a tool call after a tool round", &twoStep{first: toolCall, then: brokenModel{err: cut, calls: []chat.WireToolCall{call("c2", "run_sql", `{`)}}},
+			[]chat.Part{answered, pending(2, "c2", `"{"`, chat.ToolInputStreaming)}, cut, nil},
+		{"failure after a reported tool round", llm.NewScripted(reportedCall).Fail(cut), []chat.Part{answered}, cut, usage(7, 2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -390,11 +411,12 @@ func TestLiveFailures(t *testing.T) {
 					t.Errorf("got saved reply %s interrupted %v, want %s interrupted", mustJSON(t, msgs[1].Parts), msgs[1].Interrupted, mustJSON(t, tt.want))
 				}
 				wantText := "model: " + tt.wantErr.Error() // the error names what failed
-				if turns[0].Error != wantText || turns[0].FinishReason != "error" || turns[0].Reported != nil {
-					t.Errorf("got turn error %q finish %q reported %v, want %q, error, none", turns[0].Error, turns[0].FinishReason, turns[0].Reported, wantText)
+				if turns[0].Error != wantText || turns[0].FinishReason != "error" || !reflect.DeepEqual(turns[0].Reported, tt.reported) {
+					t.Errorf("got turn error %q finish %q reported %v, want %q, error, %v", turns[0].Error, turns[0].FinishReason, turns[0].Reported, wantText, tt.reported)
 				}
-				if tr := res.Trace("c1"); !tr.Assistant.Interrupted || tr.Error != wantText {
-					t.Errorf("got trace interrupted %v error %q, want interrupted with the error", tr.Assistant.Interrupted, tr.Error)
+				if tr := res.Trace("c1"); !tr.Assistant.Interrupted || tr.Error != wantText || !reflect.DeepEqual(tr.Usage.Reported, tt.reported) {
+					t.Errorf("got trace interrupted %v error %q reported %v, want interrupted with the error, reported %v",
+						tr.Assistant.Interrupted, tr.Error, tr.Usage.Reported, tt.reported)
 				}
 			}
 			// The session stays usable: the next turn goes through, after the saved part.

@@ -144,9 +144,11 @@ func fileURI(path string) (string, error) {
 	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(p), nil
 }
 
-// dsnFor returns the driver DSN for path: busy timeout, WAL, foreign keys, synchronous
-// NORMAL, and BEGIN IMMEDIATE for write transactions. The parent directory of a file is
-// created if missing.
+// dsnFor returns the driver DSN for path: busy timeout, WAL, foreign keys, BEGIN
+// IMMEDIATE for write transactions, and synchronous FULL, so that a turn reported saved
+// survives a power loss or an operating system crash too, not only the end of the process
+// (NORMAL would save about 0.2 ms a commit). The parent directory of a file is created if
+// missing.
 func dsnFor(path string) (string, error) {
 	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", busyTimeout.Milliseconds())
 	if path == Memory {
@@ -159,7 +161,7 @@ func dsnFor(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return uri + "?" + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-8000)", nil
+	return uri + "?" + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=cache_size(-8000)", nil
 }
 
 // Close closes the database.

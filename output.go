@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
 // writeJSONLine writes v as one line of JSON, with <, > and & left as they are.
@@ -127,9 +128,12 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	if a := t.Assistant; a != nil {
 		line := oneLine(a.Text, 100)
 		for _, tool := range a.Tools {
-			if tool.Error != "" {
+			switch tool.State {
+			case chat.ToolOutputError:
 				line += fmt.Sprintf(" [%s failed: %s]", tool.Name, oneLine(tool.Error, 40))
-			} else {
+			case chat.ToolInputAvailable, chat.ToolInputStreaming: // never answered: the reply was cut short
+				line += fmt.Sprintf(" [%s %s]", tool.Name, tool.State)
+			default:
 				line += fmt.Sprintf(" [%s ok]", tool.Name)
 			}
 		}
@@ -140,6 +144,9 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 			line = "[" + source + "] " + line
 		}
 		fmt.Fprintf(w, "  %-16s %s\n", "assistant:", line)
+		if a.FinishReason != "" && a.FinishReason != "stop" {
+			fmt.Fprintf(w, "  %-16s %s\n", "finish:", a.FinishReason)
+		}
 	}
 	if t.Assistant == nil { // a preview: nothing was sent
 		fmt.Fprintf(w, "  %-16s prompt ~%d (estimated)\n", "tokens:", t.Usage.Estimated.PromptTokens)

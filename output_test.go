@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// TestWriteTurnReply checks the reply lines of the human output: each tool call's outcome,
+// and the finish reason unless it is stop.
+func TestWriteTurnReply(t *testing.T) {
+	tool := func(name string, state chat.ToolState, errText string) engine.ToolTrace {
+		return engine.ToolTrace{ID: "c", Name: name, State: state, Error: errText}
+	}
+	tests := []struct {
+		name      string
+		assistant engine.AssistantTrace
+		want      []string // the assistant: and finish: lines
+	}{
+		{"stop", engine.AssistantTrace{Text: "Done.", FinishReason: "stop"},
+			[]string{"assistant:       [m] Done."}},
+		{"no finish reason", engine.AssistantTrace{Text: "Done."},
+			[]string{"assistant:       [m] Done."}},
+		{"length", engine.AssistantTrace{Text: "Once upon", FinishReason: "length"},
+			[]string{"assistant:       [m] Once upon", "finish:          length"}},
+		{"tool loop limit", engine.AssistantTrace{FinishReason: engine.FinishToolLoopLimit,
+			Tools: []engine.ToolTrace{tool("run_sql", chat.ToolOutputAvailable, ""), tool("export_csv", chat.ToolOutputError, "denied")}},
+			[]string{"assistant:       [m]  [run_sql ok] [export_csv failed: denied]", "finish:          tool_loop_limit"}},
+		{"cut in a tool call", engine.AssistantTrace{Text: "Checking.", FinishReason: "error", Interrupted: true,
+			Tools: []engine.ToolTrace{tool("run_sql", chat.ToolInputAvailable, ""), tool("run_sql", chat.ToolInputStreaming, "")}},
+			[]string{"assistant:       [m] Checking. [run_sql input-available] [run_sql input-streaming] [interrupted]", "finish:          error"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := tt.assistant
+			tr := engine.Trace{Turn: 1, Branch: "main", Assistant: &a}
+			var b bytes.Buffer
+			writeTurn(&b, &tr, "", "m")
+			var got []string
+			for _, l := range strings.Split(b.String(), "\n") {
+				l = strings.TrimSpace(l)
+				if strings.HasPrefix(l, "assistant:") || strings.HasPrefix(l, "finish:") {
+					got = append(got, l)
+				}
+			}
+			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("got\n%s\nwant\n%s\nin\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"), b.String())
+			}
+		})
+	}
+}

@@ -937,3 +937,52 @@ func TestRunNamesTheServerModel(t *testing.T) {
 		t.Errorf("the database was created before the model was named: %v", err)
 	}
 }
+
+// TestRunSendsTheProfilesKey checks which key reaches a profile's server: the key the
+// profile names, never the OpenAI key of the environment; --api-key-env wins over both.
+func TestRunSendsTheProfilesKey(t *testing.T) {
+	liveEnv(t) // OPENAI_API_KEY is liveKey
+	const routerKey, flagKey = "sk-or-router-test-key-0123456789", "sk-flag-test-key-0123456789"
+	t.Setenv("ROUTER_KEY", routerKey)
+	t.Setenv("FLAG_KEY", flagKey)
+	var mu sync.Mutex
+	var auth []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		auth = append(auth, r.Header.Get("Authorization"))
+		mu.Unlock()
+		sseStart(w)
+		sseLine(w, sseText("ok", "stop"))
+		sseLine(w, "[DONE]")
+	}))
+	t.Cleanup(srv.Close)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	config := "profiles:\n  router:\n    base_url: " + srv.URL + "/v1\n    model: meta-llama/llama-3.1-8b-instruct\n    api_key_env: ROUTER_KEY\n"
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"the profile's key", nil, routerKey},
+		{"flag --api-key-env", []string{"--api-key-env", "FLAG_KEY"}, flagKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			auth = nil
+			mu.Unlock()
+			args := append([]string{"run", "testdata/live/one-question.script.yaml", "--config", cfg, "--profile", "router", "--db", ":memory:"}, tt.args...)
+			if r := ctxlabLive(context.Background(), args...); r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(auth) != 1 || auth[0] != "Bearer "+tt.want {
+				t.Errorf("the server got Authorization %q, want the key %s", auth, tt.want[:9])
+			}
+		})
+	}
+}

@@ -10,6 +10,10 @@
 //     one of its profiles: --profile, else default_profile, else its only profile;
 //  4. the context file's model: block (name, temperature, top_p, max_tokens, seed).
 //
+// The API key goes with the base URL: when the base URL is a profile's and the profile names
+// its key (api_key_env, api_key_cmd), that key wins over OPENAI_API_KEY; --api-key-env wins
+// over both.
+//
 // A model counts as configured when a base URL or an API key is set; a model name alone is
 // not enough. The API key is never written: Secret masks it wherever it is printed.
 package config
@@ -260,7 +264,9 @@ func Resolve(in Inputs) (Settings, error) {
 }
 
 // resolveKey sets the API key: --api-key-env, $OPENAI_API_KEY, the profile's api_key_env
-// or api_key_cmd. The command only runs when no earlier layer has a key.
+// or api_key_cmd. The key goes with the base URL: when the base URL is the profile's and
+// the profile names its key, that key is sent and $OPENAI_API_KEY, meant for another server,
+// is not. The command only runs when no earlier layer has a key.
 func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(string) string) error {
 	if name := in.Flags.APIKeyEnv; name != "" {
 		v := env(name)
@@ -270,7 +276,9 @@ func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(s
 		s.APIKey = Setting[Secret]{Secret(v), "flag --api-key-env " + name}
 		return nil
 	}
-	if v := env("OPENAI_API_KEY"); v != "" {
+	profileServer := prof.BaseURL != "" && s.BaseURL.Source == cfgSrc
+	profileKey := prof.APIKeyEnv != "" || prof.APIKeyCmd != ""
+	if v := env("OPENAI_API_KEY"); v != "" && !(profileServer && profileKey) {
 		s.APIKey = Setting[Secret]{Secret(v), "env OPENAI_API_KEY"}
 		return nil
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -195,9 +196,9 @@ func TestResolvePrecedence(t *testing.T) {
 			want: map[string]string{"model": "gpt-4o @ context file support.ctx.yaml", "profile": " @ "},
 		},
 		{
-			name: "env OPENAI_API_KEY before the profile's key", config: fullConfig,
+			name: "the profile's key goes with its base URL, not env OPENAI_API_KEY", config: fullConfig,
 			env:  env{"OPENAI_API_KEY": "sk-env-000000000000aaaa", "LOCAL_KEY": "sk-local-00000000000bbbb"},
-			want: map[string]string{"api_key": "sk-env-000000000000aaaa @ env OPENAI_API_KEY"},
+			want: map[string]string{"api_key": "sk-local-00000000000bbbb @ " + cfg + " api_key_env LOCAL_KEY"},
 		},
 	}
 	for _, tt := range tests {
@@ -213,6 +214,75 @@ func TestResolvePrecedence(t *testing.T) {
 				if got[k] != want {
 					t.Errorf("%s = %q, want %q", k, got[k], want)
 				}
+			}
+		})
+	}
+}
+
+// TestResolveKeyWithBaseURL checks that the key goes with the base URL: a profile's server
+// gets the key the profile names, never $OPENAI_API_KEY, which is meant for another server;
+// --api-key-env wins over both.
+func TestResolveKeyWithBaseURL(t *testing.T) {
+	const config = `profiles:
+  router:
+    base_url: https://openrouter.ai/api/v1
+    api_key_env: ROUTER_KEY
+  routercmd:
+    base_url: https://openrouter.ai/api/v1
+    api_key_cmd: echo sk-or-cmd-0123456789abcd
+  local:
+    base_url: http://127.0.0.1:11434/v1
+  openai:
+    api_key_env: OPENAI_API_KEY
+    model: gpt-4o-mini
+`
+	const src = "config ~/.config/ctxlab/config.yaml profile "
+	keys := env{"OPENAI_API_KEY": "sk-openai-0000000000aaaa", "ROUTER_KEY": "sk-or-000000000000bbbb", "MY_KEY": "sk-mine-00000000000cccc"}
+	tests := []struct {
+		name         string
+		env          env
+		flags        Flags
+		key, baseURL string // "value @ source"
+	}{
+		{"the profile's server gets the profile's key", nil, Flags{Profile: "router"},
+			"sk-or-000000000000bbbb @ " + src + "router api_key_env ROUTER_KEY", "https://openrouter.ai/api/v1 @ " + src + "router"},
+		{"the profile's key command too", nil, Flags{Profile: "routercmd"},
+			"sk-or-cmd-0123456789abcd @ " + src + "routercmd api_key_cmd", "https://openrouter.ai/api/v1 @ " + src + "routercmd"},
+		{"flag --api-key-env over the profile's key", nil, Flags{Profile: "router", APIKeyEnv: "MY_KEY"},
+			"sk-mine-00000000000cccc @ flag --api-key-env MY_KEY", "https://openrouter.ai/api/v1 @ " + src + "router"},
+		{"a base URL from a flag takes the environment's key", nil, Flags{Profile: "router", BaseURL: "http://127.0.0.1:8080/v1"},
+			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", "http://127.0.0.1:8080/v1 @ flag --base-url"},
+		{"a base URL from the environment takes the environment's key", env{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}, Flags{Profile: "router"},
+			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", "http://127.0.0.1:8080/v1 @ env OPENAI_BASE_URL"},
+		{"a profile that names no key takes the environment's", nil, Flags{Profile: "local"},
+			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", "http://127.0.0.1:11434/v1 @ " + src + "local"},
+		{"a profile without a base URL: the environment's key first", nil, Flags{Profile: "openai"},
+			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", " @ "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := env{}
+			for _, m := range []env{keys, tt.env} {
+				for k, v := range m {
+					e[k] = v
+				}
+			}
+			in := setup(t, config, e)
+			in.Flags = tt.flags
+			s, err := Resolve(in)
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			got := summary(s)
+			if got["api_key"] != tt.key || got["base_url"] != tt.baseURL {
+				t.Errorf("got key %q, base URL %q; want %q, %q", got["api_key"], got["base_url"], tt.key, tt.baseURL)
+			}
+			var lines []string
+			for _, l := range s.Lines() {
+				lines = append(lines, l.Key+" "+l.Source)
+			}
+			if want := "api_key " + strings.SplitN(tt.key, " @ ", 2)[1]; !slices.Contains(lines, want) {
+				t.Errorf("ctxlab config shows %q, want %q", lines, want)
 			}
 		})
 	}

@@ -33,14 +33,14 @@ func nameServerModel(ctx context.Context, s *config.Settings) error {
 		s.UseServerModel(list[0])
 		return nil
 	case 0:
-		return &usageError{fmt.Sprintf("no model name is set and %s offers no model: %s", s.Endpoint(), hint)}
+		return &usageError{fmt.Sprintf("no model name is set and %s offers no model: %s", s.Server(), hint)}
 	}
 	shown := list
 	if len(shown) > 10 {
 		shown = append(shown[:10:10], fmt.Sprintf("… %d more", len(list)-10))
 	}
 	return &usageError{fmt.Sprintf("no model name is set and %s offers %d models (%s): %s",
-		s.Endpoint(), len(list), strings.Join(shown, ", "), hint)}
+		s.Server(), len(list), strings.Join(shown, ", "), hint)}
 }
 
 // newClient returns a client for the resolved server.

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,7 +121,7 @@ func (s Settings) Configured() bool {
 // UseServerModel names the model when no setting does: the one model a server offers.
 // The tokenizer follows the name unless a setting chose it.
 func (s *Settings) UseServerModel(name string) {
-	s.Model = Setting[string]{name, "server " + s.Endpoint() + " (its only model)"}
+	s.Model = Setting[string]{name, "server " + s.Server() + " (its only model)"}
 	if s.Tokenizer.Source == defaultTokenizerSource {
 		s.Tokenizer.Value = tokens.EncodingFor(name)
 	}
@@ -144,6 +145,19 @@ func (s Settings) Endpoint() string {
 		return DefaultBaseURL
 	}
 	return ""
+}
+
+// Server returns Endpoint for messages: a password in the URL is masked
+// ("http://user:xxxxx@host/v1").
+func (s Settings) Server() string { return redactURL(s.Endpoint()) }
+
+// redactURL masks the password of a URL's user information.
+func redactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return s
+	}
+	return u.Redacted()
 }
 
 // Counter returns a token counter with the resolved tokenizer.

@@ -288,6 +288,54 @@ func TestResolveKeyWithBaseURL(t *testing.T) {
 	}
 }
 
+// TestBaseURLPasswordMasked checks that ctxlab config never prints a password written in
+// the base URL, wherever the URL came from.
+func TestBaseURLPasswordMasked(t *testing.T) {
+	tests := []struct {
+		name   string
+		config string
+		env    env
+		flags  Flags
+		want   string
+	}{
+		{"flag", "", nil, Flags{BaseURL: "http://user:s3cret-pass@127.0.0.1:8080/v1"}, "http://user:xxxxx@127.0.0.1:8080/v1"},
+		{"environment", "", env{"OPENAI_BASE_URL": "https://bob:s3cret-pass@proxy.example/v1"}, Flags{}, "https://bob:xxxxx@proxy.example/v1"},
+		{"profile", "profiles: {p: {base_url: 'http://u:s3cret-pass@h:1/v1'}}", nil, Flags{}, "http://u:xxxxx@h:1/v1"},
+		{"no password", "", nil, Flags{BaseURL: "http://user@127.0.0.1:8080/v1"}, "http://user@127.0.0.1:8080/v1"},
+		{"no user information", "", nil, Flags{BaseURL: "http://127.0.0.1:8080/v1"}, "http://127.0.0.1:8080/v1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := setup(t, tt.config, tt.env)
+			in.Flags = tt.flags
+			s, err := Resolve(in)
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			var got string
+			for _, l := range s.Lines() {
+				if l.Key == "base_url" {
+					got = l.Value
+				}
+			}
+			if got != tt.want {
+				t.Errorf("base_url shown %q, want %q", got, tt.want)
+			}
+			if out := s.Describe(); strings.Contains(out, "s3cret") {
+				t.Errorf("ctxlab config prints the password:\n%s", out)
+			}
+			if s.Endpoint() == tt.want && strings.Contains(tt.want, "xxxxx") {
+				t.Errorf("Endpoint %q lost the password the client needs", s.Endpoint())
+			}
+		})
+	}
+	in := setup(t, "", nil)
+	in.Flags = Flags{BaseURL: "ftp://user:s3cret-pass@h/v1"}
+	if _, err := Resolve(in); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("got %v, want an error that does not print the password", err)
+	}
+}
+
 func TestResolveConfigPath(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")

@@ -17,7 +17,8 @@ type Line struct {
 
 const unset = "(not set)"
 
-// Lines returns the resolved settings, the key masked, each with its source.
+// Lines returns the resolved settings, the key and a password in the base URL masked, each
+// with its source.
 func (s Settings) Lines() []Line {
 	var out []Line
 	add := func(key, value, source string) { out = append(out, Line{key, value, source}) }
@@ -32,9 +33,9 @@ func (s Settings) Lines() []Line {
 	}
 	switch {
 	case s.BaseURL.IsSet():
-		add("base_url", s.BaseURL.Value, s.BaseURL.Source)
+		add("base_url", s.Server(), s.BaseURL.Source)
 	case s.Endpoint() != "":
-		add("base_url", s.Endpoint(), "default")
+		add("base_url", s.Server(), "default")
 	default:
 		add("base_url", unset, "")
 	}

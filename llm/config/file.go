@@ -209,7 +209,7 @@ func price(r *yamlx.Reader, n *yaml.Node, what string) tokens.Price {
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%q is not an http(s) URL", s)
+		return fmt.Errorf("%q is not an http(s) URL", redactURL(s))
 	}
 	return nil
 }

@@ -195,8 +195,10 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 		}
 	}
 	var turns []chat.Turn
-	if withTurns && known == nil {
-		turns = make([]chat.Turn, 0, depth/2+1) // a turn for every other message, usually
+	if withTurns {
+		// A turn for every other message, usually. Growing the slice would cost more than
+		// reserving room for the whole path when the walk stops early at a fork.
+		turns = make([]chat.Turn, 0, depth/2+1)
 	}
 	var extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)
 	if withTurns {
@@ -219,11 +221,7 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 			}
 		}
 	}
-	capHint := depth + 1
-	if known != nil {
-		capHint = min(capHint, 64) // a switch usually reads a short tail
-	}
-	ms := make([]chat.Message, 0, capHint)
+	ms := make([]chat.Message, 0, depth+1)
 	for _, r := range runs {
 		rows, err := q.QueryContext(ctx, runQuery, r.first, r.last)
 		if err != nil {

@@ -625,8 +625,7 @@ func waitGone(r *http.Request, done <-chan struct{}) {
 
 // TestLiveHTTPFailures plays scripts against httptest servers for what aimock cannot do:
 // a server that rejects stream_options, malformed stream lines, and a cancellation (Ctrl-C)
-// while the model streams or before its first token. (The first-token and idle timeouts
-// are not flags of the command line: engine/live_test.go tests them.)
+// while the model streams or before its first token. (TestRunTimeouts tests the timeouts.)
 func TestLiveHTTPFailures(t *testing.T) {
 	liveEnv(t)
 	ctx := context.Background()
@@ -982,6 +981,45 @@ func TestRunSendsTheProfilesKey(t *testing.T) {
 			defer mu.Unlock()
 			if len(auth) != 1 || auth[0] != "Bearer "+tt.want {
 				t.Errorf("the server got Authorization %q, want the key %s", auth, tt.want[:9])
+			}
+		})
+	}
+}
+
+// TestRunTimeouts checks that the timeouts set by flag or config profile reach the client.
+func TestRunTimeouts(t *testing.T) {
+	liveEnv(t)
+	tests := []struct {
+		name    string
+		profile string // the config profile's timeout lines
+		args    []string
+		stream  bool // the server streams a token, then hangs; else it hangs before any
+		want    string
+	}{
+		{"first token, by flag", "", []string{"--first-token-timeout", "150ms"}, false, "model: no first token after 150ms from URL"},
+		{"first token, by profile", "    first_token_timeout: 150ms\n", nil, false, "model: no first token after 150ms from URL"},
+		{"the flag over the profile", "    first_token_timeout: 1h\n", []string{"--first-token-timeout", "200ms"}, false, "model: no first token after 200ms from URL"},
+		{"idle, by profile", "    idle_timeout: 150ms\n", nil, true, "model: stream stalled: no data for 150ms from URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, done <-chan struct{}) {
+				sseStart(w)
+				if tt.stream {
+					sseLine(w, sseText("Hello ", ""))
+				}
+				waitGone(r, done)
+			})
+			cfg := filepath.Join(t.TempDir(), "config.yaml")
+			config := "profiles:\n  p:\n    base_url: " + s.url + "\n" + tt.profile
+			if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := append([]string{"run", "testdata/live/one-question.script.yaml", "--config", cfg, "--db", ":memory:"}, tt.args...)
+			r := ctxlabLive(context.Background(), args...)
+			if want := strings.ReplaceAll(tt.want, "URL", s.url); r.code != 1 || !strings.Contains(r.stderr, want) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, want)
 			}
 		})
 	}

@@ -45,5 +45,6 @@ func nameServerModel(ctx context.Context, s *config.Settings) error {
 
 // newClient returns a client for the resolved server.
 func newClient(s config.Settings) *llm.Client {
-	return llm.New(llm.Options{BaseURL: s.Endpoint(), APIKey: s.APIKey.Value.Reveal()})
+	return llm.New(llm.Options{BaseURL: s.Endpoint(), APIKey: s.APIKey.Value.Reveal(), ConnectTimeout: s.ConnectTimeout.Value,
+		FirstTokenTimeout: s.FirstTokenTimeout.Value, IdleTimeout: s.IdleTimeout.Value})
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -79,6 +80,8 @@ type globalFlags struct {
 	apiKeyEnv string
 	profile   string
 	config    string
+	// The client's timeouts; zero leaves them to the config file or the defaults.
+	connectTimeout, firstTokenTimeout, idleTimeout time.Duration
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -100,6 +103,9 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.StringVar(&a.flags.apiKeyEnv, "api-key-env", "", "name of the environment variable that holds the API key")
 	pf.StringVar(&a.flags.profile, "profile", "", "profile of the config file to use")
 	pf.StringVar(&a.flags.config, "config", "", "config file (default: $CTXLAB_CONFIG, else ctxlab/config.yaml in the user's config directory)")
+	pf.DurationVar(&a.flags.connectTimeout, "connect-timeout", 0, "limit on connecting to the model server (default: the profile's connect_timeout, else 10s)")
+	pf.DurationVar(&a.flags.firstTokenTimeout, "first-token-timeout", 0, "limit on the wait for the first token (default: the profile's first_token_timeout, else 60s)")
+	pf.DurationVar(&a.flags.idleTimeout, "idle-timeout", 0, "limit on a silence mid-stream (default: the profile's idle_timeout, else 30s)")
 	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
 		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand())
 	return root

@@ -94,7 +94,8 @@ func (a *app) openSavedDB() (*store.DB, error) {
 func (a *app) settings(file *ctxfile.File, offline bool) (config.Settings, error) {
 	in := config.Inputs{
 		Flags: config.Flags{Model: a.flags.model, BaseURL: a.flags.baseURL, APIKeyEnv: a.flags.apiKeyEnv,
-			Profile: a.flags.profile, Config: a.flags.config},
+			Profile: a.flags.profile, Config: a.flags.config, ConnectTimeout: a.flags.connectTimeout,
+			FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout},
 		Offline: offline,
 	}
 	if file != nil {

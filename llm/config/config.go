@@ -10,6 +10,9 @@
 //     one of its profiles: --profile, else default_profile, else its only profile;
 //  4. the context file's model: block (name, temperature, top_p, max_tokens, seed).
 //
+// The client's timeouts come from flags (--connect-timeout, --first-token-timeout,
+// --idle-timeout), else the profile, else llm's defaults.
+//
 // The API key goes with the base URL: when the base URL is a profile's and the profile names
 // its key (api_key_env, api_key_cmd), that key wins over OPENAI_API_KEY; --api-key-env wins
 // over both.
@@ -50,6 +53,10 @@ type Flags struct {
 	APIKeyEnv string // --api-key-env: the name of the environment variable holding the key
 	Profile   string // --profile
 	Config    string // --config: the config file, overriding $CTXLAB_CONFIG and the default
+	// The client's timeouts: --connect-timeout, --first-token-timeout, --idle-timeout.
+	ConnectTimeout    time.Duration
+	FirstTokenTimeout time.Duration
+	IdleTimeout       time.Duration
 }
 
 // ContextModel is the context file's model: block. Its fields are those of
@@ -103,6 +110,10 @@ type Settings struct {
 	Tokenizer Setting[tokens.Encoding]
 	// Prices are the profile's price overrides by model name (nil when none).
 	Prices Setting[map[string]tokens.Price]
+	// The client's timeouts; zero (unset) is llm's default.
+	ConnectTimeout    Setting[time.Duration]
+	FirstTokenTimeout Setting[time.Duration]
+	IdleTimeout       Setting[time.Duration]
 	// Profile is the config profile used, if any; ConfigFile the config file read, if any.
 	Profile    Setting[string]
 	ConfigFile string
@@ -271,6 +282,21 @@ func Resolve(in Inputs) (Settings, error) {
 	if len(prof.Prices) > 0 {
 		s.Prices = Setting[map[string]tokens.Price]{prof.Prices, cfgSrc}
 	}
+	for _, t := range []struct {
+		setting    *Setting[time.Duration]
+		flag       string
+		flagValue  time.Duration
+		configured time.Duration
+	}{
+		{&s.ConnectTimeout, "--connect-timeout", in.Flags.ConnectTimeout, prof.ConnectTimeout},
+		{&s.FirstTokenTimeout, "--first-token-timeout", in.Flags.FirstTokenTimeout, prof.FirstTokenTimeout},
+		{&s.IdleTimeout, "--idle-timeout", in.Flags.IdleTimeout, prof.IdleTimeout},
+	} {
+		if t.flagValue < 0 {
+			return s, &SettingError{fmt.Errorf("flag %s must be a positive duration, found %s", t.flag, t.flagValue)}
+		}
+		*t.setting = first(positive(t.flagValue, "flag "+t.flag), positive(t.configured, cfgSrc))
+	}
 	if err := resolveKey(&s, in, prof, cfgSrc, env); err != nil {
 		return s, err
 	}
@@ -436,9 +462,9 @@ func ptr[T any](v *T, src string) Setting[*T] {
 	return Setting[*T]{v, src}
 }
 
-func positive(v int, src string) Setting[int] {
+func positive[T int | time.Duration](v T, src string) Setting[T] {
 	if v <= 0 || src == "" {
-		return Setting[int]{}
+		return Setting[T]{}
 	}
-	return Setting[int]{v, src}
+	return Setting[T]{v, src}
 }

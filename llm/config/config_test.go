@@ -288,6 +288,52 @@ func TestResolveKeyWithBaseURL(t *testing.T) {
 	}
 }
 
+// TestResolveTimeouts checks the client's timeouts: flags, then the profile, then llm's
+// defaults, each shown by ctxlab config with its source.
+func TestResolveTimeouts(t *testing.T) {
+	const config = "profiles:\n  other: {model: m}\n  slow:\n    base_url: http://127.0.0.1:8080/v1\n    connect_timeout: 3s\n    first_token_timeout: 5m\n    idle_timeout: 90s\n"
+	const src = "config ~/.config/ctxlab/config.yaml profile slow"
+	tests := []struct {
+		name  string
+		flags Flags
+		want  map[string]string // key: "value @ source" as ctxlab config shows it
+	}{
+		{"defaults", Flags{BaseURL: "http://h/v1"}, map[string]string{
+			"connect_timeout": "10s @ default", "first_token_timeout": "1m @ default", "idle_timeout": "30s @ default"}},
+		{"the profile's", Flags{Profile: "slow"}, map[string]string{
+			"connect_timeout": "3s @ " + src, "first_token_timeout": "5m @ " + src, "idle_timeout": "1m30s @ " + src}},
+		{"flags over the profile", Flags{Profile: "slow", FirstTokenTimeout: 10 * time.Minute, IdleTimeout: 2 * time.Hour}, map[string]string{
+			"connect_timeout": "3s @ " + src, "first_token_timeout": "10m @ flag --first-token-timeout", "idle_timeout": "2h @ flag --idle-timeout"}},
+		{"a flag alone", Flags{ConnectTimeout: 1500 * time.Millisecond}, map[string]string{
+			"connect_timeout": "1.5s @ flag --connect-timeout", "idle_timeout": "30s @ default"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := setup(t, config, nil)
+			in.Flags = tt.flags
+			s, err := Resolve(in)
+			if err != nil {
+				t.Fatalf("Resolve: %v", err)
+			}
+			got := map[string]string{}
+			for _, l := range s.Lines() {
+				got[l.Key] = l.Value + " @ " + l.Source
+			}
+			for k, want := range tt.want {
+				if got[k] != want {
+					t.Errorf("%s = %q, want %q", k, got[k], want)
+				}
+			}
+		})
+	}
+	in := setup(t, config, nil)
+	in.Flags = Flags{IdleTimeout: -time.Second}
+	_, err := Resolve(in)
+	if _, ok := err.(*SettingError); !ok || err.Error() != "flag --idle-timeout must be a positive duration, found -1s" {
+		t.Errorf("got %v, want a SettingError for the negative flag", err)
+	}
+}
+
 // TestBaseURLPasswordMasked checks that ctxlab config never prints a password written in
 // the base URL, wherever the URL came from.
 func TestBaseURLPasswordMasked(t *testing.T) {
@@ -536,6 +582,8 @@ func TestDescribeGolden(t *testing.T) {
 			flags: Flags{Model: "o4-mini", BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "MY_KEY", Profile: "other"}},
 		{name: "nothing configured"},
 		{name: "a server without a model name", flags: Flags{BaseURL: "http://127.0.0.1:8080/v1"}},
+		{name: "timeouts from a profile and a flag", config: "profiles:\n  slow:\n    base_url: http://127.0.0.1:8080/v1\n    first_token_timeout: 5m\n    idle_timeout: 90s\n",
+			flags: Flags{IdleTimeout: 2 * time.Minute}},
 	}
 	for _, c := range cases {
 		in := setup(t, c.config, c.env)
@@ -642,6 +690,16 @@ func TestParseErrors(t *testing.T) {
 			"cfg.yaml:2:"},
 		{"two documents", "profiles: {}\n---\nprofiles: {}\n",
 			"cfg.yaml:2:1: expected one YAML document, found a second one"},
+		{"timeout without a unit", "profiles:\n  p:\n    idle_timeout: 90\n",
+			`cfg.yaml:3:19: profile p: idle_timeout must be a positive duration like 90s or 2m, found 90`},
+		{"timeout not a duration", "profiles:\n  p:\n    first_token_timeout: ten minutes\n",
+			`cfg.yaml:3:26: profile p: first_token_timeout must be a positive duration like 90s or 2m, found ten minutes`},
+		{"zero timeout", "profiles:\n  p:\n    connect_timeout: 0s\n",
+			`cfg.yaml:3:22: profile p: connect_timeout must be a positive duration like 90s or 2m, found 0s`},
+		{"negative timeout", "profiles:\n  p:\n    connect_timeout: -5s\n",
+			`cfg.yaml:3:22: profile p: connect_timeout must be a positive duration like 90s or 2m, found -5s`},
+		{"timeout list", "profiles:\n  p:\n    idle_timeout: [1s]\n",
+			`cfg.yaml:3:19: profile p: idle_timeout must be a positive duration like 90s or 2m, found a list`},
 		{"several problems", "profiles:\n  p:\n    seed: x\n    top_p: 2\n",
 			"cfg.yaml:3:11: profile p: seed must be an integer, found a string\ncfg.yaml:4:12: profile p: top_p must be between 0 and 1, found 2"},
 	}

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/ctxlab/ctxlab/llm"
 	"github.com/ctxlab/ctxlab/llm/tokens"
 )
 
@@ -60,6 +62,21 @@ func (s Settings) Lines() []Line {
 	}
 	add("seed", seed, s.Seed.Source)
 	add("tokenizer", string(s.Tokenizer.Value), s.Tokenizer.Source)
+	for _, t := range []struct {
+		key     string
+		setting Setting[time.Duration]
+		def     time.Duration
+	}{
+		{"connect_timeout", s.ConnectTimeout, llm.DefaultConnectTimeout},
+		{"first_token_timeout", s.FirstTokenTimeout, llm.DefaultFirstTokenTimeout},
+		{"idle_timeout", s.IdleTimeout, llm.DefaultIdleTimeout},
+	} {
+		if t.setting.IsSet() {
+			add(t.key, durationValue(t.setting.Value), t.setting.Source)
+		} else {
+			add(t.key, durationValue(t.def), "default")
+		}
+	}
 
 	model := s.ModelName()
 	if p := s.PriceOverride(model); p != nil {
@@ -106,6 +123,18 @@ func (s Settings) Describe() string {
 		fmt.Fprintf(&b, "%-*s  %s%s  %s\n", kw, l.Key, l.Value, strings.Repeat(" ", max(pad, 0)), l.Source)
 	}
 	return b.String()
+}
+
+// durationValue formats a duration without zero units: 90s is "1m30s", 60s "1m", an hour "1h".
+func durationValue(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
 }
 
 func floatValue(p *float64) string {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -31,6 +32,9 @@ import (
 //	    tokenizer: cl100k                # o200k or cl100k; by model name when absent
 //	    prices:
 //	      llama3.1: {input: 0, cached_input: 0, output: 0}
+//	    connect_timeout: 10s             # the client's timeouts (defaults 10s, 60s, 30s)
+//	    first_token_timeout: 5m
+//	    idle_timeout: 30s
 type File struct {
 	Path           string
 	DefaultProfile string
@@ -50,6 +54,10 @@ type Profile struct {
 	Seed        *int
 	Tokenizer   tokens.Encoding
 	Prices      map[string]tokens.Price
+	// The client's timeouts (llm.Options); zero is unset.
+	ConnectTimeout    time.Duration
+	FirstTokenTimeout time.Duration
+	IdleTimeout       time.Duration
 }
 
 // Names returns the profile names, sorted.
@@ -64,9 +72,10 @@ func (f *File) Names() []string {
 
 var (
 	fileKeys    = []string{"default_profile", "profiles"}
-	profileKeys = []string{"base_url", "model", "api_key_env", "api_key_cmd", "temperature", "top_p", "max_tokens", "seed", "tokenizer", "prices"}
-	priceKeys   = []string{"input", "cached_input", "output"}
-	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	profileKeys = []string{"base_url", "model", "api_key_env", "api_key_cmd", "temperature", "top_p", "max_tokens", "seed", "tokenizer", "prices",
+		"connect_timeout", "first_token_timeout", "idle_timeout"}
+	priceKeys = []string{"input", "cached_input", "output"}
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // Parse reads a config file strictly: a syntax error, an unknown key, a duplicate key or a
@@ -163,6 +172,12 @@ func profile(r *yamlx.Reader, n *yaml.Node, name string) *Profile {
 				}
 				p.Tokenizer = enc
 			}
+		case "connect_timeout":
+			p.ConnectTimeout = duration(r, v, field)
+		case "first_token_timeout":
+			p.FirstTokenTimeout = duration(r, v, field)
+		case "idle_timeout":
+			p.IdleTimeout = duration(r, v, field)
 		case "prices":
 			p.Prices = map[string]tokens.Price{}
 			for _, m := range fields(r, v, what+": prices", nil) {
@@ -251,6 +266,20 @@ func text(r *yamlx.Reader, n *yaml.Node, what string) (string, bool) {
 		return "", false
 	}
 	return r.String(n, what)
+}
+
+// duration decodes a positive duration written like 90s, 2m or 1m30s (0 after an error).
+func duration(r *yamlx.Reader, n *yaml.Node, what string) time.Duration {
+	n = yamlx.Resolve(n)
+	found := yamlx.Describe(n)
+	if n != nil && n.Kind == yaml.ScalarNode {
+		if d, err := time.ParseDuration(n.Value); err == nil && d > 0 && n.ShortTag() == "!!str" {
+			return d
+		}
+		found = n.Value
+	}
+	r.Errorf(n, "%s must be a positive duration like 90s or 2m, found %s", what, found)
+	return 0
 }
 
 // number decodes a number between lo and hi (yamlx.Reader.Float plus a range check).

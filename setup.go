@@ -123,7 +123,7 @@ func newEngine(file *ctxfile.File, st engine.Store, s config.Settings) (*engine.
 // chatCost prices a chat's usage, model by model; known is false when some model that
 // used tokens has no price (the scripted model, a local model not in the table).
 func chatCost(ctx context.Context, db *store.DB, s config.Settings, chatID string) (usd float64, known bool, err error) {
-	byModel, err := db.UsageByModel(ctx, chatID)
+	byModel, err := db.PricedUsageByModel(ctx, chatID)
 	if err != nil {
 		return 0, false, err
 	}

@@ -580,3 +580,65 @@ func mustJSON(tb testing.TB, v any) string {
 	}
 	return string(b)
 }
+
+// TestTurnCost checks what a turn's cost is priced from: the reported usage, else the
+// estimate for a turn sent to a model; a scripted reply without usage was never sent and
+// has no cost. Replaying the saved turn prices it the same.
+func TestTurnCost(t *testing.T) {
+	const perToken = 1.0 // USD, so a cost reads as a token count
+	tests := []struct {
+		name     string
+		reply    engine.Replier
+		want     float64 // the cost, when priced from the report
+		estimate bool    // priced from the estimate
+		none     bool    // no cost
+	}{
+		{name: "scripted without usage", reply: &engine.Scripted{Text: "ok"}, none: true},
+		{name: "scripted with usage", reply: &engine.Scripted{Text: "ok", Usage: usage(10, 2)}, want: 12},
+		{name: "live with usage", reply: &engine.Live{Model: llm.NewScripted(llm.Reply{Text: "ok", Usage: usage(10, 2)})}, want: 12},
+		{name: "live without usage", reply: &engine.Live{Model: llm.NewScripted(llm.Reply{Text: "ok"})}, estimate: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := ctxfile.Parse("live.ctx.yaml", []byte(liveCtx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			eng, err := engine.New(engine.Options{Context: f, Store: engine.NewMemStore(nil), Model: "test-model",
+				Now: func() time.Time { return liveT0 },
+				Cost: func(_ string, u chat.Usage) (float64, bool) {
+					return perToken * float64(u.PromptTokens+u.CompletionTokens), true
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess, err := eng.Create(context.Background(), chat.Chat{ID: "c1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := sess.Send(context.Background(), engine.UserInput{Text: "hello", At: liveT0}, tt.reply)
+			if err != nil {
+				t.Fatalf("Send: %v", err)
+			}
+			want := tt.want
+			if tt.estimate {
+				want = float64(res.Turn.Estimated.PromptTokens + res.Turn.Estimated.CompletionTokens)
+			}
+			var replayed *float64
+			if err := eng.Replay(context.Background(), "c1", false, func(tr *engine.Trace) error {
+				replayed = tr.Usage.CostUSD
+				return nil
+			}); err != nil {
+				t.Fatalf("Replay: %v", err)
+			}
+			for what, got := range map[string]*float64{"trace": res.Trace("c1").Usage.CostUSD, "replay": replayed} {
+				switch {
+				case tt.none && got != nil:
+					t.Errorf("%s: got cost %v, want none", what, *got)
+				case !tt.none && (got == nil || *got != want):
+					t.Errorf("%s: got cost %v, want %v", what, got, want)
+				}
+			}
+		})
+	}
+}

@@ -23,6 +23,7 @@ type outcome struct {
 	finish      string
 	ttft, total time.Duration
 	interrupted bool
+	scripted    bool // the reply was written in the script, not asked of a model
 	at          time.Time
 	err         error // recorded with the turn
 	// extraPrompt estimates the prompt tokens of a tool loop's later requests (each sends
@@ -49,7 +50,7 @@ type ScriptedTool struct {
 }
 
 func (r *Scripted) reply(_ context.Context, s *Session, p *Plan) (*outcome, error) {
-	out := &outcome{reported: r.Usage, finish: r.FinishReason, at: p.At}
+	out := &outcome{reported: r.Usage, finish: r.FinishReason, at: p.At, scripted: true}
 	if out.finish == "" {
 		out.finish = "stop"
 	}
@@ -87,12 +88,17 @@ type TurnResult struct {
 	cost *float64
 }
 
-// priced returns the USD cost of a turn's counted usage, or nil when unknown.
+// priced returns the USD cost of a turn (chat.Turn.Priced), or nil when it has none or
+// the price is unknown.
 func (e *Engine) priced(t *chat.Turn) *float64 {
 	if e.cost == nil {
 		return nil
 	}
-	usd, ok := e.cost(t.Request.Model, t.Counted())
+	u, ok := t.Priced()
+	if !ok {
+		return nil
+	}
+	usd, ok := e.cost(t.Request.Model, u)
 	if !ok {
 		return nil
 	}
@@ -180,7 +186,7 @@ func (s *Session) record(p *Plan, out *outcome) *TurnResult {
 		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At,
 		Request: chat.SentRequest{Model: p.Request.Model, SystemPrompt: p.SystemPrompt, SystemInject: p.SystemInject,
 			Tools: p.Request.Tools, Temperature: p.Request.Temperature, TopP: p.Request.TopP,
-			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, ChatUsage: p.chatUsage},
+			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, Scripted: out.scripted, ChatUsage: p.chatUsage},
 		Fired:     p.fired,
 		Decisions: decisions,
 		Reported:  out.reported,

@@ -109,7 +109,8 @@ type UsageTrace struct {
 	// Difference is reported minus estimated prompt tokens (absent without a report).
 	Difference *int `json:"difference,omitempty"`
 	// CostUSD prices the turn (reported usage, else the estimate); absent when the
-	// model's price is not known.
+	// model's price is not known, and for a scripted reply without reported usage, which
+	// was never sent (chat.Turn.Priced).
 	CostUSD *float64 `json:"cost_usd,omitempty"`
 }
 

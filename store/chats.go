@@ -252,11 +252,11 @@ func touchChat(ctx context.Context, tx *sql.Tx, chatID string, at time.Time, act
 	return nil
 }
 
-// UsageByModel returns a chat's usage per model name (the model each turn's request
-// named), every branch included: each turn counts its reported usage, or its estimate
-// when the server reported none, as ChatUsage does. It is what a chat's cost is priced
-// from.
-func (d *DB) UsageByModel(ctx context.Context, chatID string) (map[string]chat.Usage, error) {
+// PricedUsageByModel returns the usage a chat's cost is priced from, per model name (the
+// model each turn's request named), every branch included: each turn counts its reported
+// usage, or its estimate when the server reported none, as ChatUsage does; a scripted
+// reply without reported usage, never sent to a model, is left out (chat.Turn.Priced).
+func (d *DB) PricedUsageByModel(ctx context.Context, chatID string) (map[string]chat.Usage, error) {
 	out := map[string]chat.Usage{}
 	err := d.read(ctx, func(q querier) error {
 		rows, err := q.QueryContext(ctx, `SELECT coalesce(json_extract(request, '$.model'), ''),
@@ -265,7 +265,8 @@ func (d *DB) UsageByModel(ctx context.Context, chatID string) (map[string]chat.U
 			sum(CASE WHEN rep_total IS NULL THEN est_total ELSE rep_total END),
 			sum(CASE WHEN rep_total IS NULL THEN est_cached ELSE rep_cached END),
 			sum(CASE WHEN rep_total IS NULL THEN est_reasoning ELSE rep_reasoning END)
-			FROM turns WHERE chat_id = ? GROUP BY 1`, chatID)
+			FROM turns WHERE chat_id = ? AND (rep_total IS NOT NULL OR json_extract(request, '$.scripted') IS NOT 1)
+			GROUP BY 1`, chatID)
 		if err != nil {
 			return dbErr(ctx, err, "load usage by model")
 		}

@@ -50,6 +50,9 @@ type SentRequest struct {
 	TopP         *float64   `json:"top_p,omitempty"`
 	MaxTokens    int        `json:"max_tokens,omitempty"`
 	Seed         *int       `json:"seed,omitempty"`
+	// Scripted marks a turn whose reply was written in the script: the request was built,
+	// not sent.
+	Scripted bool `json:"scripted,omitempty"`
 	// ChatUsage is the chat's accumulated usage the turn's decisions saw (usageExceeds),
 	// kept so a replay re-evaluates them exactly.
 	ChatUsage Usage `json:"chat_usage"`
@@ -84,6 +87,15 @@ func (t *Turn) Counted() Usage {
 		return *t.Reported
 	}
 	return t.Estimated
+}
+
+// Priced returns the usage a turn costs: Counted, except that a scripted reply without
+// reported usage was never sent to a model and has no cost (ok is false).
+func (t *Turn) Priced() (u Usage, ok bool) {
+	if t.Request.Scripted && t.Reported == nil {
+		return Usage{}, false
+	}
+	return t.Counted(), true
 }
 
 // Commit is one atomic step written to a store: new messages, turn records and a branch

@@ -160,10 +160,11 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 		return nil, nil, err
 	}
 	user := stripReminders(saved)
+	// The clock is the user message's, as when the turn was planned: a regenerated reply
+	// (whose record has the clock of the regenerate) re-sent the request of that plan.
 	wc := s.whenContext(&user)
 	wc.Turn = t.Number
 	wc.Branch = t.Branch
-	wc.Now = t.At
 	wc.Usage = t.Request.ChatUsage
 	ev := turnEval{file: s.e.file, cache: s.e.cache, wc: wc, fires: s.view.fires}
 	ds := ev.decide()

@@ -304,9 +304,9 @@ func Resolve(in Inputs) (Settings, error) {
 }
 
 // resolveKey sets the API key: --api-key-env, $OPENAI_API_KEY, the profile's api_key_env
-// or api_key_cmd. The key goes with the base URL: when the base URL is the profile's and
-// the profile names its key, that key is sent and $OPENAI_API_KEY, meant for another server,
-// is not. The command only runs when no earlier layer has a key.
+// or api_key_cmd. The key goes with the base URL: when the base URL is the profile's, only
+// the key the profile names is sent (none if it names none), never $OPENAI_API_KEY, which
+// is meant for another server. The command only runs when no earlier layer has a key.
 func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(string) string) error {
 	if name := in.Flags.APIKeyEnv; name != "" {
 		v := env(name)
@@ -317,8 +317,7 @@ func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(s
 		return nil
 	}
 	profileServer := prof.BaseURL != "" && s.BaseURL.Source == cfgSrc
-	profileKey := prof.APIKeyEnv != "" || prof.APIKeyCmd != ""
-	if v := env("OPENAI_API_KEY"); v != "" && !(profileServer && profileKey) {
+	if v := env("OPENAI_API_KEY"); v != "" && !profileServer {
 		s.APIKey = Setting[Secret]{Secret(v), "env OPENAI_API_KEY"}
 		return nil
 	}

@@ -220,8 +220,8 @@ func TestResolvePrecedence(t *testing.T) {
 }
 
 // TestResolveKeyWithBaseURL checks that the key goes with the base URL: a profile's server
-// gets the key the profile names, never $OPENAI_API_KEY, which is meant for another server;
-// --api-key-env wins over both.
+// gets the key the profile names, or none, never $OPENAI_API_KEY, which is meant for
+// another server; --api-key-env wins over both.
 func TestResolveKeyWithBaseURL(t *testing.T) {
 	const config = `profiles:
   router:
@@ -254,8 +254,8 @@ func TestResolveKeyWithBaseURL(t *testing.T) {
 			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", "http://127.0.0.1:8080/v1 @ flag --base-url"},
 		{"a base URL from the environment takes the environment's key", env{"OPENAI_BASE_URL": "http://127.0.0.1:8080/v1"}, Flags{Profile: "router"},
 			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", "http://127.0.0.1:8080/v1 @ env OPENAI_BASE_URL"},
-		{"a profile that names no key takes the environment's", nil, Flags{Profile: "local"},
-			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", "http://127.0.0.1:11434/v1 @ " + src + "local"},
+		{"a profile's server that names no key gets none", nil, Flags{Profile: "local"},
+			" @ ", "http://127.0.0.1:11434/v1 @ " + src + "local"},
 		{"a profile without a base URL: the environment's key first", nil, Flags{Profile: "openai"},
 			"sk-openai-0000000000aaaa @ env OPENAI_API_KEY", " @ "},
 	}

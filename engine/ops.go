@@ -78,27 +78,14 @@ func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*Tu
 
 // Regenerate asks again for the last reply of the branch: a new sibling of the last
 // assistant message, on a new branch, switched to. The request and decisions are those of
-// the turn it regenerates. at is the clock of the new reply (zero: now).
+// the turn it regenerates; a reply the chat holds no record of (a chat imported from
+// OpenAI messages) gets the request Replay shows for it, rebuilt from the messages. at is
+// the clock of the new reply (zero: now).
 func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*TurnResult, error) {
-	last := s.view.lastReply()
-	var turn *chat.Turn
-	for _, t := range s.view.turns {
-		if last != nil && t.AssistantMessageID == last.ID {
-			turn = t
-		}
-	}
-	if turn == nil {
-		return nil, opError(ErrInvalid, "branch %s has no reply to regenerate", s.view.name)
-	}
-	uidx := s.view.indexOf(turn.UserMessageID)
-	if uidx < 0 {
-		return nil, opError(ErrInvalid, "the user message of turn %d is not on branch %s", turn.Number, s.view.name)
-	}
-	full, err := s.e.store.Turn(ctx, s.chat.ID, turn.ID)
+	turn, uidx, err := s.lastTurn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("load turn %d: %w", turn.Number, err)
+		return nil, err
 	}
-	turn = &full
 	var ds []Decision
 	if len(turn.Decisions) > 0 {
 		if err := json.Unmarshal(turn.Decisions, &ds); err != nil {
@@ -119,6 +106,9 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired, chatUsage: turn.Request.ChatUsage,
 		Estimate: Estimate{Total: turn.Estimated.PromptTokens}, totalOnly: true}
 	p.Request = s.rebuild(turn, user)
+	if turn.ID == "" { // not recorded: no estimate either
+		p.Estimate.Total = requestTokens(s.e.cache.count, &p.Request)
+	}
 	s.view.append(user)
 	nb := &chat.Branch{Name: name, Head: user.ID, Parent: old.name, CreatedAt: at}
 	res, err := s.finish(ctx, p, r, nb, true)
@@ -128,6 +118,53 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 	}
 	s.setView(s.view)
 	return res, err
+}
+
+// lastTurn returns the complete record of the turn of the branch's last reply, and the
+// position on the path of its user message. A reply the chat holds no record of gets one
+// made from the messages (see unrecordedTurn).
+func (s *Session) lastTurn(ctx context.Context) (*chat.Turn, int, error) {
+	v := s.view
+	last := v.lastReply()
+	if last == nil {
+		return nil, 0, opError(ErrInvalid, "branch %s has no reply to regenerate", v.name)
+	}
+	for _, t := range v.turns {
+		if t.AssistantMessageID != last.ID {
+			continue
+		}
+		uidx := v.indexOf(t.UserMessageID)
+		if uidx < 0 {
+			return nil, 0, opError(ErrInvalid, "the user message of turn %d is not on branch %s", t.Number, v.name)
+		}
+		full, err := s.e.store.Turn(ctx, s.chat.ID, t.ID)
+		if err != nil {
+			return nil, 0, fmt.Errorf("load turn %d: %w", t.Number, err)
+		}
+		return &full, uidx, nil
+	}
+	uidx := v.indexOf(last.ParentID)
+	if uidx < 0 || v.path[uidx].Role != chat.RoleUser {
+		return nil, 0, opError(ErrInvalid, "branch %s has no reply to regenerate: its last assistant message answers no user message", v.name)
+	}
+	number := 0
+	for number < len(v.users) && v.users[number] != v.path[uidx] {
+		number++
+	}
+	t := s.unrecordedTurn(number+1, v.path[uidx], last, s.usage)
+	return &t, uidx, nil
+}
+
+// unrecordedTurn makes the record of a turn (a user message and its reply) that the chat
+// holds none of, as in a chat imported from OpenAI messages: the system prompt the import
+// kept in the chat's metadata, the engine's model, parameters and tools, and no
+// decisions. usage is the chat's usage before the turn.
+func (s *Session) unrecordedTurn(number int, user, asst *chat.Message, usage chat.Usage) chat.Turn {
+	e := s.e
+	system, _ := s.chat.Metadata["system_prompt"].(string)
+	return chat.Turn{Number: number, Branch: s.view.name, At: user.CreatedAt, UserMessageID: user.ID, AssistantMessageID: asst.ID,
+		Request: chat.SentRequest{Model: e.model, SystemPrompt: system, Tools: e.cache.tools, Temperature: e.params.Temperature,
+			TopP: e.params.TopP, MaxTokens: e.params.MaxTokens, Seed: e.params.Seed, ChatUsage: usage}}
 }
 
 // rebuild makes the request a recorded turn sent, from its record and the branch path

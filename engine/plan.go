@@ -190,9 +190,7 @@ func (s *Session) estimate(p *Plan, instr string, ds *decisions, userTokens, his
 		est.History += t
 	}
 	est.User = userTokens
-	for _, t := range p.Request.Tools {
-		est.Tools += c.count(t.Function.Name) + c.count(t.Function.Description) + c.count(string(t.Function.Parameters)) + 8
-	}
+	est.Tools = toolTokens(c.count, p.Request.Tools)
 	est.Framing = 4*(len(p.Request.Messages)-histMsgs) + 3
 	est.Total = est.Fragments + est.Instructions + est.Reminders + est.History + est.User + est.Tools + est.Framing
 	return est

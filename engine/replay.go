@@ -79,10 +79,7 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 				return fmt.Errorf("replay turn %d: %w", rec.Number, err)
 			}
 		default:
-			// An imported chat keeps the system prompt it was sent with in its metadata.
-			system, _ := c.Metadata["system_prompt"].(string)
-			t = chat.Turn{Number: number, Branch: b.Name, At: user.CreatedAt, UserMessageID: user.ID,
-				AssistantMessageID: asst.ID, Request: chat.SentRequest{Model: e.model, SystemPrompt: system, ChatUsage: usage}}
+			t = s.unrecordedTurn(number, user, asst, usage)
 		}
 		tr := s.recordedTrace(&t, user, asst)
 		tr.NotRecorded = recorded[asst.ID] == nil

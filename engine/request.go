@@ -16,3 +16,18 @@ func wireTokens(count func(string) int, ws []chat.WireMessage) int {
 	}
 	return n
 }
+
+// toolTokens estimates the tools offered with a request.
+func toolTokens(count func(string) int, tools []chat.WireTool) int {
+	n := 0
+	for _, t := range tools {
+		n += count(t.Function.Name) + count(t.Function.Description) + count(string(t.Function.Parameters)) + 8
+	}
+	return n
+}
+
+// requestTokens estimates the prompt of a whole request: its messages, its tools, and the
+// three tokens that prime the reply.
+func requestTokens(count func(string) int, req *chat.Request) int {
+	return wireTokens(count, req.Messages) + toolTokens(count, req.Tools) + 3
+}

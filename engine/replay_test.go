@@ -1,0 +1,275 @@
+package engine
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// replayed collects the traces of Replay on the active branch of chat-1, under engine e.
+func (h *harness) replayed(e *Engine, reevaluate bool) []*Trace {
+	h.tb.Helper()
+	var out []*Trace
+	if err := e.Replay(h.ctx, "chat-1", reevaluate, func(t *Trace) error {
+		out = append(out, t)
+		return nil
+	}); err != nil {
+		h.tb.Fatalf("replay: %v", err)
+	}
+	return out
+}
+
+// traceJSON is a trace as JSON, without the estimate by source (not recorded with a turn).
+func traceJSON(tb testing.TB, t Trace) string {
+	tb.Helper()
+	t.Usage.Estimated.BySource = nil
+	b, err := t.MarshalJSON()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}
+
+// changes lists the decisions of traces marked changed or removed, as "turn:id".
+func changes(traces []*Trace) []string {
+	var out []string
+	for _, tr := range traces {
+		for _, d := range tr.Decisions {
+			if d.Was != nil {
+				out = append(out, strconv.Itoa(tr.Turn)+":"+d.ID+" was "+d.Was.Reason)
+			}
+		}
+		for _, d := range tr.Removed {
+			out = append(out, strconv.Itoa(tr.Turn)+":"+d.ID+" removed")
+		}
+	}
+	return out
+}
+
+const replaySrc = `
+system: [{role: R.}]
+instructions: [{id: i, kind: must, prompt: Be exact.}]
+tools: [{name: run_sql, description: Run SQL., result: ok}]
+reminders:
+  - builtin: date
+    tz: UTC
+  - {id: every, text: Every turn.}
+  - {id: first, text: First turn only., when: "once('first')"}
+  - {id: sys, text: Sys., placement: system, max_per_chat: 2}
+`
+
+// TestReplayRecorded checks that Replay gives, turn by turn, the traces the turns had when
+// they were sent (regenerated replies included), and that re-evaluating under the same
+// file changes nothing, even for a reply regenerated days after its turn.
+func TestReplayRecorded(t *testing.T) {
+	h := newHarness(t, replaySrc)
+	var sent []*TurnResult
+	sent = append(sent, h.send("hello", at(1)))
+	sent = append(sent, h.sendIn(UserInput{Text: "count them", At: at(2)}, &Scripted{Text: "42",
+		Tools: []ScriptedTool{{Name: "run_sql", Input: json.RawMessage(`{"q":"select"}`), Output: "42"}}}))
+	sent = append(sent, h.send("thanks", at(3)))
+	regen, err := h.s.Regenerate(h.ctx, &Scripted{Text: "you are welcome"}, at(3).Add(72*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent[2] = regen
+
+	got := h.replayed(h.eng, false)
+	if len(got) != len(sent) {
+		t.Fatalf("replayed %d turns, want %d", len(got), len(sent))
+	}
+	for i, tr := range got {
+		if a, b := traceJSON(t, *tr), traceJSON(t, sent[i].Trace("chat-1")); a != b {
+			t.Errorf("turn %d: replayed\n%s\nwant the trace sent\n%s", i+1, a, b)
+		}
+		if tr.NotRecorded {
+			t.Errorf("turn %d is marked not recorded", i+1)
+		}
+	}
+
+	// Under the same file: the same decisions, system prompts and requests, nothing marked.
+	again := h.replayed(h.eng, true)
+	if c := changes(again); len(c) != 0 {
+		t.Errorf("re-evaluated under the same file: got changes %v, want none", c)
+	}
+	for i, tr := range again {
+		want := sent[i].Trace("chat-1")
+		a, _ := json.Marshal(tr.Request)
+		b, _ := json.Marshal(want.Request)
+		if string(a) != string(b) || tr.SystemPrompt != want.SystemPrompt {
+			t.Errorf("turn %d: re-evaluated request\n%s\nwant the one sent\n%s", i+1, a, b)
+		}
+	}
+}
+
+// TestReplayReevaluated checks Replay under another context file: decisions that changed
+// carry Was (the recorded fired and reason, or not_in_file for a reminder the recorded file
+// did not have), recorded decisions the file no longer has are listed in Removed, and
+// counters and latches follow what the new file fires. Nothing is written.
+func TestReplayReevaluated(t *testing.T) {
+	h := newHarness(t, replaySrc)
+	h.sendN(3)
+	before := branchNames(t, h)
+	edited := h.engine(parseFile(t, `
+system: [{role: R.}]
+instructions: [{id: i, kind: must, prompt: Be exact.}]
+reminders:
+  - builtin: date
+    tz: UTC
+  - {id: every, text: Every turn., when: "everyNTurns(2)"}
+  - {id: sys, text: Sys., placement: system, max_per_chat: 1}
+  - {id: new, text: New., when: "once('new')"}
+`))
+	got := h.replayed(edited, true)
+	want := []string{
+		"1:every was fired", "1:new was not_in_file", "1:first removed",
+		"2:sys was fired", "2:new was not_in_file", "2:first removed",
+		"3:every was fired", "3:new was not_in_file", "3:first removed",
+	}
+	if c := changes(got); !reflect.DeepEqual(c, want) {
+		t.Errorf("got changes\n%q\nwant\n%q", c, want)
+	}
+	if d := decision(t, got[1].Decisions, "sys"); d.Reason != ReasonCapReached {
+		t.Errorf("turn 2: sys is %s, want cap_reached under max_per_chat 1", d.Reason)
+	}
+	if d := decision(t, got[1].Decisions, "new"); d.Reason != ReasonPredicateFalse {
+		t.Errorf("turn 2: new is %s, want predicate_false: latched on turn 1", d.Reason)
+	}
+	// The request is the new file's: turn 3 sends turn 1's user message with "New." baked
+	// in, and without "Every turn.".
+	if user := got[2].Request.Messages[1]; user.Role != chat.RoleUser || !strings.HasSuffix(user.Text(), tag("New.")) ||
+		strings.Contains(user.Text(), "Every turn.") {
+		t.Errorf("turn 3 sends turn 1 as %q", user.Text())
+	}
+	if got := branchNames(t, h); !reflect.DeepEqual(got, before) {
+		t.Errorf("replay changed the branches: %v, want %v", got, before)
+	}
+	h.reopen()
+	if h.s.TurnCount() != 3 || h.s.view.fires["first"].count != 1 {
+		t.Errorf("after replay: %d turns, first fired %d times; want the chat as it was", h.s.TurnCount(), h.s.view.fires["first"].count)
+	}
+}
+
+// importChat saves chat-2 as an import from OpenAI messages saves it: user messages and
+// replies without turn records, the system prompt in the chat's metadata.
+func (h *harness) importChat(texts ...string) {
+	h.tb.Helper()
+	c := chat.Chat{ID: "chat-2", ActiveBranch: "main", CreatedAt: t0, Metadata: map[string]any{"system_prompt": "Imported."}}
+	var msgs []chat.Message
+	parent := ""
+	for i, text := range texts {
+		role := chat.RoleUser
+		if i%2 == 1 {
+			role = chat.RoleAssistant
+		}
+		m := chat.Message{ID: h.ids.next(), ParentID: parent, Role: role, Parts: []chat.Part{chat.TextPart(text)}, CreatedAt: at(i/2 + 1)}
+		msgs = append(msgs, m)
+		parent = m.ID
+	}
+	if err := h.store.Commit(h.ctx, chat.Commit{ChatID: c.ID, Branch: "main", NewHead: parent, Messages: msgs, NewChat: &c}); err != nil {
+		h.tb.Fatal(err)
+	}
+}
+
+// TestReplayUnrecorded checks Replay of turns the chat holds no record of: rebuilt from the
+// messages (the imported system prompt, no decisions), marked NotRecorded; re-evaluated,
+// planned under the file with its latches, and nothing marked changed.
+func TestReplayUnrecorded(t *testing.T) {
+	h := newHarness(t, replaySrc)
+	h.importChat("hi", "hello", "and now?", "now this")
+	var got []*Trace
+	replay := func(reevaluate bool) {
+		got = nil
+		if err := h.eng.Replay(h.ctx, "chat-2", reevaluate, func(t *Trace) error {
+			got = append(got, t)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replay(false)
+	if len(got) != 2 {
+		t.Fatalf("replayed %d turns, want 2", len(got))
+	}
+	for i, tr := range got {
+		var roles []chat.Role
+		for _, m := range tr.Request.Messages {
+			roles = append(roles, m.Role)
+		}
+		wantRoles := []chat.Role{chat.RoleSystem, chat.RoleUser}
+		if i == 1 {
+			wantRoles = []chat.Role{chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleUser}
+		}
+		if !tr.NotRecorded || tr.Turn != i+1 || len(tr.Decisions) != 0 || tr.SystemPrompt != "Imported." ||
+			tr.Request.Messages[0].Content != "Imported." || !reflect.DeepEqual(roles, wantRoles) {
+			t.Errorf("turn %d: got not recorded %v, turn %d, %d decisions, system %q, roles %v; want not recorded, the imported system prompt, roles %v",
+				i+1, tr.NotRecorded, tr.Turn, len(tr.Decisions), tr.SystemPrompt, roles, wantRoles)
+		}
+	}
+	replay(true)
+	if c := changes(got); len(c) != 0 {
+		t.Errorf("re-evaluated: got changes %v, want none (nothing recorded to compare with)", c)
+	}
+	if len(got) != 2 || !decision(t, got[0].Decisions, "first").Fired || decision(t, got[1].Decisions, "first").Fired {
+		t.Errorf("re-evaluated: want first fired on turn 1 only, latched after")
+	}
+	if got[1].SystemPrompt == "Imported." {
+		t.Errorf("re-evaluated: got the imported system prompt, want the file's")
+	}
+}
+
+// TestRegenerateUnrecorded checks that the last reply of a chat with no turn records can
+// be regenerated: the request is the one Replay rebuilds from the messages, the new reply
+// is a sibling on main-v2, and replaying the new branch shows it recorded.
+func TestRegenerateUnrecorded(t *testing.T) {
+	h := newHarness(t, replaySrc)
+	h.importChat("hi", "hello", "and now?", "now this")
+	var rebuilt *Trace
+	if err := h.eng.Replay(h.ctx, "chat-2", false, func(t *Trace) error {
+		rebuilt = t
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := h.eng.Open(h.ctx, "chat-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := s.Regenerate(h.ctx, &Scripted{Text: "now that"}, at(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(res.Plan.Request)
+	b, _ := json.Marshal(rebuilt.Request)
+	if string(a) != string(b) {
+		t.Errorf("regenerated with request\n%s\nwant the one replay rebuilds\n%s", a, b)
+	}
+	if s.Branch() != "main-v2" || res.Turn.Number != 2 || res.Assistant.ParentID != rebuilt.UserMessageID || len(res.Plan.Decisions) != 0 {
+		t.Errorf("got branch %s, turn %d, parent %s, %d decisions; want main-v2, turn 2, the user message %s, none",
+			s.Branch(), res.Turn.Number, res.Assistant.ParentID, len(res.Plan.Decisions), rebuilt.UserMessageID)
+	}
+	if res.Turn.Estimated.PromptTokens == 0 {
+		t.Errorf("the regenerated turn has no prompt estimate")
+	}
+	var last *Trace
+	if err := h.eng.Replay(h.ctx, "chat-2", false, func(t *Trace) error {
+		last = t
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if last.NotRecorded || last.Assistant.Text != "now that" || traceJSON(t, *last) != traceJSON(t, res.Trace("chat-2")) {
+		t.Errorf("replayed the regenerated turn as\n%s\nwant\n%s", traceJSON(t, *last), traceJSON(t, res.Trace("chat-2")))
+	}
+
+	// A branch with no reply says so.
+	_, err = h.s.Regenerate(h.ctx, &Scripted{Text: "x"}, at(1))
+	if want := "branch main has no reply to regenerate"; err == nil || err.Error() != want {
+		t.Errorf("regenerate on an empty branch: got %v, want %s", err, want)
+	}
+}

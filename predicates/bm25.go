@@ -3,6 +3,7 @@ package predicates
 import (
 	"math"
 	"slices"
+	"sync"
 )
 
 // BM25 parameters, as in tiny-tfidf (used by @deepagents/context).
@@ -113,16 +114,20 @@ type Match struct {
 // @deepagents/context's BM25Classifier. It is built once and safe for concurrent use.
 type Classifier struct {
 	items []ClassifierItem
-	index *BM25
+	index func() *BM25 // built on first use: checking a context file needs no index
 }
 
-// NewClassifier indexes items (each as "name description").
+// NewClassifier returns a classifier of items, each indexed as "name description" when
+// the classifier first ranks.
 func NewClassifier(items []ClassifierItem) *Classifier {
-	docs := make([]string, len(items))
-	for i, it := range items {
-		docs[i] = it.Name + " " + it.Description
-	}
-	return &Classifier{items: slices.Clone(items), index: NewBM25(docs)}
+	items = slices.Clone(items)
+	return &Classifier{items: items, index: sync.OnceValue(func() *BM25 {
+		docs := make([]string, len(items))
+		for i, it := range items {
+			docs[i] = it.Name + " " + it.Description
+		}
+		return NewBM25(docs)
+	})}
 }
 
 // Items returns the classifier's items.
@@ -152,17 +157,18 @@ func (c *Classifier) rankTerms(terms []string, topN int, threshold float64) []Ma
 // scored above 0).
 func (c *Classifier) rank(terms []string, topN int, threshold float64) (ms []Match, best Match) {
 	best.Index = -1
-	if len(terms) == 0 || c.index.n == 0 {
+	if len(terms) == 0 || len(c.items) == 0 {
 		return nil, best
 	}
+	index := c.index()
 	var buf [64]float64
 	var scores []float64
-	if c.index.n <= len(buf) {
-		scores = buf[:c.index.n]
+	if index.n <= len(buf) {
+		scores = buf[:index.n]
 	} else {
-		scores = make([]float64, c.index.n)
+		scores = make([]float64, index.n)
 	}
-	c.index.scoreTerms(scores, terms)
+	index.scoreTerms(scores, terms)
 	selecting := topN > 0 && topN <= 16 // keep the best topN by insertion; else sort
 	for i, s := range scores {
 		if s > 0 && (best.Index < 0 || s > best.Score) {

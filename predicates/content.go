@@ -1,8 +1,10 @@
 package predicates
 
 import (
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // lower returns the lower-cased content, computed once per WhenContext.
@@ -94,25 +96,26 @@ func (p *contentPattern) Eval(c *WhenContext) Result {
 type contentMatches struct {
 	topics    []string
 	threshold float64
-	index     *BM25
+	index     func() *BM25 // built on first use: checking a context file needs no index
 	expr      string
 }
 
 // ContentMatches fires when the BM25 score of the content against any of topics is above
 // threshold (and above 0). The topics form the corpus; they have no names.
 func ContentMatches(topics []string, threshold float64) Predicate {
-	expr := "contentMatches(" + quoteList(topics)
+	th := ""
 	if threshold != 0 {
-		expr += ", threshold=" + fmtNum(threshold)
+		th = ", threshold=" + fmtNum(threshold)
 	}
-	expr += ")"
+	expr := "contentMatches(" + quoteList(topics) + th + ")"
 	if len(topics) == 0 {
 		return newInvalid(expr, "contentMatches: needs at least one topic")
 	}
+	topics = slices.Clone(topics)
 	return &contentMatches{
-		topics:    append([]string(nil), topics...),
+		topics:    topics,
 		threshold: threshold,
-		index:     NewBM25(topics),
+		index:     sync.OnceValue(func() *BM25 { return NewBM25(topics) }),
 		expr:      expr,
 	}
 }
@@ -127,14 +130,15 @@ func (p *contentMatches) Eval(c *WhenContext) Result {
 	if len(terms) == 0 {
 		return leaf(p.expr, false, "bm25 no query terms in content")
 	}
+	index := p.index()
 	var buf [64]float64
 	var scores []float64
-	if p.index.n <= len(buf) {
-		scores = buf[:p.index.n]
+	if index.n <= len(buf) {
+		scores = buf[:index.n]
 	} else {
-		scores = make([]float64, p.index.n)
+		scores = make([]float64, index.n)
 	}
-	p.index.scoreTerms(scores, terms)
+	index.scoreTerms(scores, terms)
 	best := -1
 	for i, s := range scores {
 		if best < 0 || s > scores[best] {

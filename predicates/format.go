@@ -13,9 +13,21 @@ import (
 func quote(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 2)
+	writeQuoted(&b, s)
+	return b.String()
+}
+
+// writeQuoted writes s to b as quote returns it, copying the runs that need no escape whole.
+func writeQuoted(b *strings.Builder, s string) {
 	b.WriteByte('\'')
+	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x20 && c != 0x7f && c != '\'' && c != '\\' {
+			continue
+		}
+		b.WriteString(s[start:i])
+		start = i + 1
 		switch c {
 		case '\'':
 			b.WriteString(`\'`)
@@ -28,18 +40,14 @@ func quote(s string) string {
 		case '\r':
 			b.WriteString(`\r`)
 		default:
-			if c < 0x20 || c == 0x7f {
-				const hex = "0123456789abcdef"
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&15])
-			} else {
-				b.WriteByte(c)
-			}
+			const hex = "0123456789abcdef"
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
 		}
 	}
+	b.WriteString(s[start:])
 	b.WriteByte('\'')
-	return b.String()
 }
 
 // dquote quotes s with Go syntax for why texts, cut to max runes.
@@ -111,13 +119,18 @@ func joinExprs(ps []Predicate) string {
 
 // quoteList renders a list of strings as ['a', 'b'].
 func quoteList(ss []string) string {
+	n := 2
+	for _, s := range ss {
+		n += len(s) + 4
+	}
 	var b strings.Builder
+	b.Grow(n)
 	b.WriteByte('[')
 	for i, s := range ss {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(quote(s))
+		writeQuoted(&b, s)
 	}
 	b.WriteByte(']')
 	return b.String()

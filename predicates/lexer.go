@@ -117,6 +117,15 @@ func isNameByte(c byte) bool  { return isNameStart(c) || isDigit(c) }
 func (l *lexer) lexString(q byte) (token, *ParseError) {
 	start := l.pos
 	l.pos++
+	// Without escapes the value is the source text itself.
+	end := l.pos
+	for end < len(l.src) && l.src[end] != q && l.src[end] != '\\' {
+		end++
+	}
+	if end < len(l.src) && l.src[end] == q {
+		l.pos = end + 1
+		return token{kind: tokString, off: start, end: l.pos, str: l.src[start+1 : end]}, nil
+	}
 	var b strings.Builder
 	for {
 		if l.pos >= len(l.src) {

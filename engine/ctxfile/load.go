@@ -34,8 +34,9 @@ func Parse(path string, data []byte) (*File, error) {
 		return nil, err
 	}
 	l := &loader{
-		r:    &yamlx.Reader{File: path},
-		data: data,
+		r:     &yamlx.Reader{File: path},
+		data:  data,
+		exprs: map[string]predicates.Predicate{},
 		f: &File{
 			Path:        path,
 			Dir:         filepath.Dir(path),
@@ -59,6 +60,9 @@ type loader struct {
 	data []byte
 	f    *File
 	env  predicates.Env
+	// exprs are the expressions parsed so far, by source: a file often repeats a condition,
+	// and a predicate, immutable, can serve every place that writes it.
+	exprs map[string]predicates.Predicate
 }
 
 var topKeys = []string{
@@ -252,6 +256,9 @@ func (l *loader) expr(n *yaml.Node, what string) predicates.Predicate {
 	if !ok {
 		return nil
 	}
+	if p, ok := l.exprs[src]; ok {
+		return p
+	}
 	p, err := predicates.Parse(src, &l.env)
 	if err != nil {
 		var pe *predicates.ParseError
@@ -263,6 +270,7 @@ func (l *loader) expr(n *yaml.Node, what string) predicates.Predicate {
 		}
 		return nil
 	}
+	l.exprs[src] = p
 	return p
 }
 

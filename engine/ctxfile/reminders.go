@@ -5,6 +5,7 @@ import (
 	"github.com/ctxlab/ctxlab/predicates"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -49,7 +50,8 @@ func (l *loader) reminders(n *yaml.Node) {
 	if !ok {
 		return
 	}
-	seen := map[string]int{}
+	seen := make(map[string]int, len(items))
+	l.f.Reminders = slices.Grow(l.f.Reminders, len(items))
 	for _, it := range items {
 		fs, ok := l.r.Fields(it, "reminder", reminderKeys...)
 		if !ok && fs.Node == nil {

@@ -37,7 +37,8 @@ func parseGoccy(data []byte) (*yaml.Node, error) {
 	if len(docs) == 0 || docs[0].Body == nil {
 		return nil, nil
 	}
-	c := &converter{data: data, anchors: map[string]*yaml.Node{}, defs: map[string]int{}, tags: map[int][]int{}}
+	c := &converter{data: data, anchors: map[string]*yaml.Node{}, defs: map[string]int{}, tags: map[int][]int{},
+		resolved: map[[2]string]string{}}
 	n := c.node(docs[0].Body)
 	if c.err != nil {
 		return nil, c.err
@@ -54,12 +55,13 @@ type posError struct {
 func (e *posError) Error() string { return e.msg }
 
 type converter struct {
-	data    []byte
-	lines   [][]byte // data split into lines, made on first use
-	anchors map[string]*yaml.Node
-	defs    map[string]int // how many times each anchor was defined so far
-	tags    map[int][]int  // line -> offsets of the tags converted so far
-	err     *posError      // the first problem goccy lets through
+	data     []byte
+	lines    [][]byte // data split into lines, made on first use
+	anchors  map[string]*yaml.Node
+	defs     map[string]int       // how many times each anchor was defined so far
+	tags     map[int][]int        // line -> offsets of the tags converted so far
+	err      *posError            // the first problem goccy lets through
+	resolved map[[2]string]string // plainTag's answers from yaml.v3, by value and tag
 }
 
 func at(tk *token.Token) (int, int) {
@@ -106,7 +108,7 @@ func (c *converter) scalar(tag, value string, tk *token.Token) *yaml.Node {
 		}
 	}
 	if n.Style == 0 && strings.HasPrefix(tag, "!!") {
-		n.Tag = plainTag(n.Value, tag)
+		n.Tag = c.plainTag(n.Value, tag)
 	}
 	return n
 }
@@ -227,19 +229,25 @@ func nearestAtOrBefore(raw []byte, s string, col int) (int, bool) {
 }
 
 // plainTag resolves a plain scalar the way yaml.v3 does (goccy reads 1e3 and timestamps as
-// strings), keeping tag when yaml.v3 cannot read the value alone.
-func plainTag(value, tag string) string {
+// strings), keeping tag when yaml.v3 cannot read the value alone. yaml.v3 is asked once per
+// value: keys like `text` recur.
+func (c *converter) plainTag(value, tag string) string {
 	if tag == "!!str" && (value == "" || !strings.ContainsRune("+-.0123456789~<nNtTfF", rune(value[0]))) {
 		return tag // no other type starts so
 	}
+	key := [2]string{value, tag}
+	if t, ok := c.resolved[key]; ok {
+		return t
+	}
+	t := tag
 	var doc yaml.Node
-	if yaml.Unmarshal([]byte(value), &doc) != nil || len(doc.Content) != 1 {
-		return tag
+	if yaml.Unmarshal([]byte(value), &doc) == nil && len(doc.Content) == 1 {
+		if n := doc.Content[0]; n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value == value {
+			t = n.Tag
+		}
 	}
-	if n := doc.Content[0]; n.Kind == yaml.ScalarNode && n.Style == 0 && n.Value == value {
-		return n.Tag
-	}
-	return tag
+	c.resolved[key] = t
+	return t
 }
 
 func (c *converter) node(n goccyast.Node) *yaml.Node {

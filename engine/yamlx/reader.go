@@ -71,7 +71,7 @@ func (r *Reader) Mapping(n *yaml.Node, what string) (Fields, bool) {
 		r.Errorf(n, "%s must be a mapping, found %s", what, Describe(n))
 		return Fields{}, false
 	}
-	f := Fields{Node: n}
+	f := Fields{Node: n, List: make([]Field, 0, len(n.Content)/2)}
 	seen := map[string]*yaml.Node{}
 	ok := true
 	for i := 0; i+1 < len(n.Content); i += 2 {

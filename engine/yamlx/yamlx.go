@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	goccy "github.com/goccy/go-yaml"
-	goccyparser "github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
 	"go.yaml.in/yaml/v3"
 
@@ -44,7 +43,7 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 		case errors.As(gerr, &pe):
 			return nil, diag.Errorf(file, pe.line, pe.col, "%s", pe.msg)
 		}
-		return nil, syntaxError(file, data, err)
+		return nil, syntaxError(file, err, gerr)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
@@ -56,10 +55,9 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 	return doc.Content[0], nil
 }
 
-// syntaxError turns a yaml.v3 error into a positioned one, asking goccy/go-yaml for the
-// column, which yaml.v3 does not report.
-func syntaxError(file string, data []byte, err error) error {
-	_, perr := goccyparser.ParseBytes(data, 0)
+// syntaxError turns a yaml.v3 error into a positioned one, taking the column, which yaml.v3
+// does not report, from the error goccy/go-yaml gave for the same input (perr).
+func syntaxError(file string, err, perr error) error {
 	var se *goccy.SyntaxError
 	if errors.As(perr, &se) && se.Token != nil && se.Token.Position != nil {
 		tk := se.Token

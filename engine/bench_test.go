@@ -238,3 +238,32 @@ func BenchmarkDecisionsJSON(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes")
 }
+
+// BenchmarkReplayUnrecorded replays a chat with no turn records (as an import of OpenAI
+// messages saves it) of 2,000 and 8,000 messages, as recorded and re-evaluated under a
+// context file. Each trace carries its whole request, yet the time per message stays
+// flat: the requests share the history instead of each copying it.
+func BenchmarkReplayUnrecorded(b *testing.B) {
+	for _, n := range []int{2000, 8000} {
+		h := newHarness(b, replaySrc)
+		texts := make([]string, n)
+		for i := range texts {
+			texts[i] = fmt.Sprintf("message %d about the database error", i)
+		}
+		h.importChat(texts...)
+		for _, reevaluate := range []bool{false, true} {
+			b.Run(fmt.Sprintf("messages=%d/reevaluate=%v", n, reevaluate), func(b *testing.B) {
+				for b.Loop() {
+					turns := 0
+					if err := h.eng.Replay(h.ctx, "chat-2", reevaluate, func(*Trace) error {
+						turns++
+						return nil
+					}); err != nil || turns != n/2 {
+						b.Fatalf("replayed %d turns (%v), want %d", turns, err, n/2)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/message")
+			})
+		}
+	}
+}

@@ -23,10 +23,26 @@ type branchView struct {
 	latches map[string]bool
 	index   map[string]int // message id -> position on the path
 	// wire caches the request form of the path's messages, one after the other, with
-	// wireEnd[i] the end of path message i's part of it and tokens[i] its estimated size.
-	wire    []chat.WireMessage
-	wireEnd []int
-	tokens  []int
+	// wireEnd[i] the end of path message i's part of it and tokensTo[i] the estimated size
+	// of the path's messages up to i.
+	wire     []chat.WireMessage
+	wireEnd  []int
+	tokensTo []int
+	// sent shares the messages of the requests built on the branch (see
+	// Session.requestMessages).
+	sent sentLog
+}
+
+// sentLog holds the messages of the last request built on a branch, so that the next
+// request, which usually starts with them, extends them in place instead of copying the
+// whole history again. msgs is the request's system message (when system is not empty)
+// and its history; the slot after them holds its user message (id user). A position of
+// the array, once handed out in a request, is never written again.
+type sentLog struct {
+	system string
+	msgs   []chat.WireMessage
+	hist   int    // the history messages in msgs
+	user   string // the message in the slot after msgs ("" when none)
 }
 
 // newBranchView derives a branch's state from its path and the turns recorded on it.
@@ -54,9 +70,17 @@ func (v *branchView) prefix(name string, n int) *branchView {
 		if n > 0 {
 			end = v.wireEnd[n-1]
 		}
-		p.wire, p.wireEnd, p.tokens = v.wire[:end:end], v.wireEnd[:n:n], v.tokens[:n:n]
+		p.wire, p.wireEnd, p.tokensTo = v.wire[:end:end], v.wireEnd[:n:n], v.tokensTo[:n:n]
 	}
 	return p
+}
+
+// wireStart returns the position in wire of the request form of path message i.
+func (v *branchView) wireStart(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return v.wireEnd[i-1]
 }
 
 // indexOf returns the position of a message on the path, or -1.

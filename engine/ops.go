@@ -170,20 +170,9 @@ func (s *Session) unrecordedTurn(number int, user, asst *chat.Message, usage cha
 // rebuild makes the request a recorded turn sent, from its record and the branch path
 // (the current view must hold the history before user).
 func (s *Session) rebuild(t *chat.Turn, user *chat.Message) chat.Request {
-	hist := s.historyWire()
 	sr := t.Request
-	req := chat.Request{Model: sr.Model, Tools: sr.Tools, Temperature: sr.Temperature, TopP: sr.TopP,
-		MaxTokens: sr.MaxTokens, Seed: sr.Seed}
-	req.Messages = make([]chat.WireMessage, 0, len(hist)+3)
-	if sr.SystemPrompt != "" {
-		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: sr.SystemPrompt})
-	}
-	req.Messages = append(req.Messages, hist...)
-	if sr.SystemInject != "" {
-		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: sr.SystemInject})
-	}
-	req.Messages = append(req.Messages, user.UserWire())
-	return req
+	return chat.Request{Model: sr.Model, Messages: s.requestMessages(sr.SystemPrompt, sr.SystemInject, user),
+		Tools: sr.Tools, Temperature: sr.Temperature, TopP: sr.TopP, MaxTokens: sr.MaxTokens, Seed: sr.Seed}
 }
 
 // Checkpoint names the head of the active branch; the same name is overwritten.

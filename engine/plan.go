@@ -114,20 +114,10 @@ func (s *Session) render(p *Plan, user *chat.Message, ds *decisions) {
 	p.SystemPrompt = system
 	p.SystemInject = strings.Join(systemInject, "\n\n")
 
-	hist := s.historyWire()
-	req := chat.Request{Model: e.model, Tools: e.cache.tools, Temperature: e.params.Temperature,
-		TopP: e.params.TopP, MaxTokens: e.params.MaxTokens, Seed: e.params.Seed}
-	req.Messages = make([]chat.WireMessage, 0, len(hist)+3)
-	if system != "" {
-		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: system})
-	}
-	req.Messages = append(req.Messages, hist...)
-	if p.SystemInject != "" {
-		req.Messages = append(req.Messages, chat.WireMessage{Role: chat.RoleSystem, Content: p.SystemInject})
-	}
-	req.Messages = append(req.Messages, user.UserWire())
-	p.Request = req
-	p.Estimate = s.estimate(p, instr, ds, userTokens, len(hist))
+	p.Request = chat.Request{Model: e.model, Messages: s.requestMessages(system, p.SystemInject, user),
+		Tools: e.cache.tools, Temperature: e.params.Temperature, TopP: e.params.TopP,
+		MaxTokens: e.params.MaxTokens, Seed: e.params.Seed}
+	p.Estimate = s.estimate(p, instr, ds, userTokens, len(s.view.wire))
 }
 
 // bake appends a tagged reminder to the user message: inline, to its last text part with
@@ -166,9 +156,57 @@ func (s *Session) historyWire() []chat.WireMessage {
 		}
 		v.wire = append(v.wire, w...)
 		v.wireEnd = append(v.wireEnd, len(v.wire))
-		v.tokens = append(v.tokens, wireTokens(s.e.cache.count, w))
+		v.tokensTo = append(v.tokensTo, v.historyTokens()+wireTokens(s.e.cache.count, w))
 	}
 	return v.wire[:len(v.wire):len(v.wire)]
+}
+
+// historyTokens is the estimated size of the history cached in wire.
+func (v *branchView) historyTokens() int {
+	if len(v.tokensTo) == 0 {
+		return 0
+	}
+	return v.tokensTo[len(v.tokensTo)-1]
+}
+
+// requestMessages returns the messages of a request on the active branch: the system
+// message (none for an empty system prompt), the history, the injected system message
+// (none for an empty inject) and the user message. The slice must not be changed.
+//
+// A request shares its memory with the one built before it on the branch when it starts
+// with it: the same system prompt, nothing injected in the earlier one, and its user
+// message saved as the next message of the path. So a replay, or a chat sent turn after
+// turn, does not copy the whole history for every turn.
+func (s *Session) requestMessages(system, inject string, user *chat.Message) []chat.WireMessage {
+	v := s.view
+	hist := s.historyWire()
+	if inject != "" { // between the history and the user message: the next request cannot extend it
+		msgs := make([]chat.WireMessage, 0, len(hist)+3)
+		if system != "" {
+			msgs = append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
+		}
+		msgs = append(msgs, hist...)
+		return append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: inject}, user.UserWire())
+	}
+	l := &v.sent
+	switch i, saved := v.index[l.user]; {
+	case l.msgs == nil || l.system != system || l.hist > len(hist):
+		*l = sentLog{system: system, msgs: make([]chat.WireMessage, 0, len(hist)+2)}
+		if system != "" {
+			l.msgs = append(l.msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
+		}
+	case l.user == "":
+	case saved && l.hist < len(hist) && v.wireStart(i) == l.hist: // the slot holds the next message
+		l.msgs = l.msgs[:len(l.msgs)+1]
+		l.hist++
+	default: // the slot holds a message that was not saved: leave it as it is
+		l.msgs = l.msgs[:len(l.msgs):len(l.msgs)]
+	}
+	l.msgs = append(l.msgs, hist[l.hist:]...)
+	l.hist = len(hist)
+	msgs := append(l.msgs, user.UserWire())
+	l.msgs, l.user = msgs[:len(msgs)-1], user.ID
+	return msgs[:len(msgs):len(msgs)]
 }
 
 // estimate sizes the request by source, from cached counts.
@@ -186,9 +224,7 @@ func (s *Session) estimate(p *Plan, instr string, ds *decisions, userTokens, his
 			est.Reminders += ds.reminders[i].Tokens + 8 // the <system-reminder> tags
 		}
 	}
-	for _, t := range s.view.tokens {
-		est.History += t
-	}
+	est.History = s.view.historyTokens()
 	est.User = userTokens
 	est.Tools = toolTokens(c.count, p.Request.Tools)
 	est.Framing = 4*(len(p.Request.Messages)-histMsgs) + 3

@@ -273,3 +273,46 @@ func TestRegenerateUnrecorded(t *testing.T) {
 		t.Errorf("regenerate on an empty branch: got %v, want %s", err, want)
 	}
 }
+
+// TestRequestsShareHistory checks that the requests built one after the other on a branch
+// extend one array instead of each copying the history (what keeps a long replay linear),
+// and that no request handed out is changed by a later one: not a preview that was never
+// sent, nor one with a system reminder between its history and its user message.
+func TestRequestsShareHistory(t *testing.T) {
+	h := newHarness(t, `
+system: [{role: R.}]
+reminders: [{id: sys, text: Sys., placement: system, when: "everyNTurns(3)"}]
+`)
+	var reqs [][]chat.WireMessage
+	var want []string
+	keep := func(msgs []chat.WireMessage) {
+		reqs = append(reqs, msgs)
+		b, _ := json.Marshal(msgs)
+		want = append(want, string(b))
+	}
+	for i := range 5 {
+		keep(h.preview("a preview").Request.Messages)
+		keep(h.send("turn "+strconv.Itoa(i+1), at(i+1)).Plan.Request.Messages)
+	}
+	for i := range reqs {
+		if b, _ := json.Marshal(reqs[i]); string(b) != want[i] {
+			t.Errorf("request %d changed after it was handed out:\n%s\nwas\n%s", i, b, want[i])
+		}
+	}
+	// A replay of 200 turns: the requests extend one array, which grows a few times.
+	texts := make([]string, 400)
+	for i := range texts {
+		texts[i] = "message " + strconv.Itoa(i)
+	}
+	h.importChat(texts...)
+	arrays := map[*chat.WireMessage]bool{}
+	if err := h.eng.Replay(h.ctx, "chat-2", false, func(t *Trace) error {
+		arrays[&t.Request.Messages[0]] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(arrays) > 12 {
+		t.Errorf("the 200 replayed requests use %d arrays, want at most 12 (each growth of one)", len(arrays))
+	}
+}

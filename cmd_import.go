@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -34,9 +35,10 @@ func (a *app) importCommand() *cobra.Command {
 			"  - a JSON export of ctxlab (ctxlab export --format json), with every branch, checkpoint\n" +
 			"    and turn, under its own id (--new-id: under a fresh id, beside the original);\n" +
 			"  - an OpenAI messages array (or a request body with a \"messages\" array), as a new chat\n" +
-			"    with a fresh id on branch main; a leading system message is kept in the chat's\n" +
-			"    metadata as system_prompt.\n" +
-			"A file that cannot be imported is reported as FILE:LINE:COL: problem, and nothing is written.",
+			"    with a fresh id on branch main; a leading system (or developer) message is kept in the\n" +
+			"    chat's metadata as system_prompt; a last user message, not answered, is the branch's head.\n" +
+			"A file that cannot be imported, or that holds a chat ctxlab would not have made, is reported\n" +
+			"as FILE:LINE:COL: problem, and nothing is written.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
@@ -272,9 +274,10 @@ func jsonSyntaxError(path string, b []byte, syn *json.SyntaxError) error {
 	return &diag.Error{File: path, Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
 }
 
-// firstChars returns the first n characters of s with its white space collapsed.
+// firstChars returns the first n characters of s with its white space collapsed, control
+// characters counted as white space (a title holds none).
 func firstChars(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 	if r := []rune(s); len(r) > n {
 		return strings.TrimSpace(string(r[:n]))
 	}

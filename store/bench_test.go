@@ -79,26 +79,27 @@ func bigChat(n int) store.Export {
 	e := store.Export{Format: store.ExportFormat, Version: store.ExportVersion,
 		Chat: chat.Chat{ID: "big", Title: "big", ActiveBranch: "main", CreatedAt: at, UpdatedAt: at}}
 	text := strings.Repeat("Some words of a message about deployments and reports. ", 4)
-	addTurns := func(branch, parent string, from, count int) string {
+	// addTurns adds count/2 turns on branch from parent, the first numbered turn.
+	addTurns := func(branch, parent string, from, count, turn int) string {
 		for i := from; i < from+count; i += 2 {
 			u := chat.Message{ID: fmt.Sprintf("%s-%d", branch, i), ParentID: parent, Role: chat.RoleUser,
 				Parts: []chat.Part{chat.TextPart(text)}, CreatedAt: at.Add(time.Duration(i) * time.Second)}
 			a := chat.Message{ID: fmt.Sprintf("%s-%d", branch, i+1), ParentID: u.ID, Role: chat.RoleAssistant,
 				Parts: []chat.Part{chat.TextPart(text + text)}, CreatedAt: u.CreatedAt.Add(time.Second)}
 			e.Messages = append(e.Messages, u, a)
-			e.Turns = append(e.Turns, chat.Turn{ID: fmt.Sprintf("%s-t%d", branch, i), ChatID: "big", Branch: branch, Number: i/2 + 1,
+			e.Turns = append(e.Turns, chat.Turn{ID: fmt.Sprintf("%s-t%d", branch, i), ChatID: "big", Branch: branch, Number: turn + (i-from)/2,
 				UserMessageID: u.ID, AssistantMessageID: a.ID, At: u.CreatedAt,
 				Request:   chat.SentRequest{Model: "scripted", SystemPrompt: strings.Repeat("<role>You help.</role>\n", 40)},
 				Fired:     []chat.Fired{{ID: "concise"}},
-				Decisions: json.RawMessage(`[{"id":"concise","fired":true,"reason":"fired"}]`),
+				Decisions: json.RawMessage(`[{"id":"concise","source":"reminder","fired":true,"reason":"fired"}]`),
 				Estimated: chat.Usage{PromptTokens: 100, CompletionTokens: 20}})
 			parent = a.ID
 		}
 		return parent
 	}
-	mainHead := addTurns("main", "", 0, n)
-	fork := fmt.Sprintf("main-%d", n-1001)
-	altHead := addTurns("alt", fork, n, 1000)
+	mainHead := addTurns("main", "", 0, n, 1)
+	fork := fmt.Sprintf("main-%d", n-1001) // the reply of turn (n-1000)/2
+	altHead := addTurns("alt", fork, n, 1000, (n-1000)/2+1)
 	e.Branches = []chat.Branch{{Name: "main", Head: mainHead, CreatedAt: at}, {Name: "alt", Head: altHead, Parent: "main", CreatedAt: at}}
 	e.Checkpoints = []chat.Checkpoint{{Name: "fork", MessageID: fork, CreatedAt: at}}
 	return e

@@ -210,10 +210,14 @@ func checkHeader(format string, version int) error {
 
 // ImportChat stores an exported chat under e.Chat.ID, in one transaction, after checking
 // all of it: format and version, ids and names (unique, sane sizes), every parent, head,
-// checkpoint and turn reference inside the chat, no cycle in the graph, valid JSON. An
-// inconsistent export gives an error wrapping an *ExportError (ErrInvalid, or ErrSchema
-// for a newer version) with the path of the offending value, and writes nothing; a chat
-// id that exists gives ErrConflict (see WithChatID).
+// checkpoint and turn reference inside the chat, no cycle in the graph, valid JSON, and
+// that the chat is one the engine could have made: user and assistant messages, turn
+// records numbered and linked as the engine writes them, with decisions of the form it
+// records, branch heads and checkpoints at replies (or user messages not answered), token
+// counts and latencies in range. An inconsistent export gives an error wrapping an
+// *ExportError (ErrInvalid, or ErrSchema for a newer version) with the path of the
+// offending value, and writes nothing; a chat id that exists gives ErrConflict (see
+// WithChatID).
 func (d *DB) ImportChat(ctx context.Context, e Export) error {
 	p, err := planImport(&e)
 	if err != nil {

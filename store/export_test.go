@@ -29,7 +29,7 @@ func richChat(t testing.TB, db *store.DB) {
 		t.Fatal(err)
 	}
 	b := &chatBuilder{tb: t, db: db, chat: "demo-1", decisions: json.RawMessage(`[
-		{"id": "concise", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)}
+		{"id": "concise", "source": "reminder", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)}
 	h := b.turns("main", "", 2)
 	c := b.step("main", h, "run the report")
 	c.Messages[1].Parts = []chat.Part{
@@ -55,6 +55,7 @@ func richChat(t testing.TB, db *store.DB) {
 	e := b.step("main-v2", "", "hello again")
 	e.NewBranch = &chat.Branch{Parent: "main"}
 	e.Activate = true
+	e.Turns[0].Number = 1
 	if err := db.Commit(ctx, e); err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +64,7 @@ func richChat(t testing.TB, db *store.DB) {
 	f.Messages = f.Messages[:1]
 	f.NewHead = f.Messages[0].ID
 	f.Turns[0].AssistantMessageID, f.Turns[0].Error, f.Turns[0].Decisions = "", "model: 503", nil
+	f.Turns[0].Number = 2
 	if err := db.Commit(ctx, f); err != nil {
 		t.Fatal(err)
 	}
@@ -103,21 +105,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Errorf("export differs from %s (run go test -update if the change is intended):\n%s", golden, b1)
 	}
 
-	read, err := store.ReadExport(bytes.NewReader(b1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := storetest.MustOpenMemory(t)
-	if err := dst.ImportChat(ctx, read); err != nil {
-		t.Fatal(err)
-	}
-	e2, err := dst.ExportChat(ctx, "demo-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b2 := encode(t, e2); !bytes.Equal(b1, b2) {
-		t.Errorf("export, import, export: the bytes differ:\n%s\n----\n%s", b1, b2)
-	}
+	read, dst := reimport(t, b1)
 
 	// Derived data is rebuilt: usage, counts, search.
 	u1, _ := src.ChatUsage(ctx, "demo-1")
@@ -142,6 +130,42 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err != nil || len(p) != 6 {
 		t.Errorf("Path of the copy: got %d messages, %v", len(p), err)
 	}
+}
+
+// reimport reads the export b, imports it into a new database, and fails the test unless
+// exporting it from there gives b again.
+func reimport(t *testing.T, b []byte) (store.Export, *store.DB) {
+	t.Helper()
+	read, err := store.ReadExport(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := storetest.MustOpenMemory(t)
+	if err := dst.ImportChat(ctx, read); err != nil {
+		t.Fatal(err)
+	}
+	e2, err := dst.ExportChat(ctx, read.Chat.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b2 := encode(t, e2); !bytes.Equal(b, b2) {
+		t.Errorf("export, import, export: the bytes differ:\n%s\n----\n%s", b, b2)
+	}
+	return read, dst
+}
+
+// TestImportEmptyChat checks that a chat with no message yet (engine.Create saves one),
+// whose branch has no head, goes through export, import and export unchanged.
+func TestImportEmptyChat(t *testing.T) {
+	src := storetest.MustOpenMemory(t)
+	if err := src.CreateChat(ctx, chat.Chat{ID: "empty", CreatedAt: t0}); err != nil {
+		t.Fatal(err)
+	}
+	e, err := src.ExportChat(ctx, "empty")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reimport(t, encode(t, e))
 }
 
 func TestImportRejects(t *testing.T) {
@@ -178,6 +202,30 @@ func TestImportRejects(t *testing.T) {
 		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", 1000) }, `longer than`, "messages[0].id"},
 		{"control character", func(e *store.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`, "chat.id"},
 		{"year 10000", func(e *store.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`, "messages[0].created_at"},
+
+		// A chat ctxlab could not have made.
+		{"title control character", func(e *store.Export) { e.Chat.Title = "a\x00b" }, `title "a\x00b": control character`, "chat.title"},
+		{"system message", func(e *store.Export) { e.Messages[2].Role = chat.RoleSystem }, `not system messages`, "messages[2].role"},
+		{"no parts", func(e *store.Export) { e.Messages[1].Parts = nil }, `no parts`, "messages[1].parts"},
+		{"head on an answered user message", func(e *store.Export) { e.Branches[0].Head = "demo-1-u1" }, `is a user message that has a reply`, "branches[0].head"},
+		{"checkpoint on an answered user message", func(e *store.Export) { e.Checkpoints[0].MessageID = "demo-1-u2" }, `is a user message that has a reply`, "checkpoints[0].message_id"},
+		{"turn messages swapped", func(e *store.Export) {
+			e.Turns[0].UserMessageID, e.Turns[0].AssistantMessageID = e.Turns[0].AssistantMessageID, e.Turns[0].UserMessageID
+		}, `user message "demo-1-a1" is an assistant message`, "turns[0].user_message_id"},
+		{"turn number", func(e *store.Export) { e.Turns[3].Number = 4 }, `number 4, want 1`, "turns[3].turn"},
+		{"turn reply of another message", func(e *store.Export) { e.Turns[1].AssistantMessageID = "demo-1-a1" }, `does not answer user message "demo-1-u2"`, "turns[1].assistant_message_id"},
+		{"two turns on one reply", func(e *store.Export) {
+			t := e.Turns[0]
+			t.ID = "again"
+			e.Turns = append(e.Turns, t)
+		}, `message "demo-1-a1" is already the reply of turn "demo-1-t1"`, "turns[5].assistant_message_id"},
+		{"no reply and no error", func(e *store.Export) { e.Turns[4].Error = "" }, `no assistant message and no error`, "turns[4].assistant_message_id"},
+		{"negative usage", func(e *store.Export) { e.Turns[0].Reported.PromptTokens = -1 }, `reported.prompt_tokens -1 is out of range`, "turns[0].reported.prompt_tokens"},
+		{"usage too large", func(e *store.Export) { e.Turns[1].Estimated.CachedTokens = 1e12 + 1 }, `estimated.cached_tokens 1000000000001 is out of range`, "turns[1].estimated.cached_tokens"},
+		{"latency too long", func(e *store.Export) { e.Turns[0].Latency = 25 * time.Hour }, `latency 90000000000000 is out of range`, "turns[0].latency"},
+		{"decisions not a list", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage(`{"id": "x"}`) }, `want an array, not an object`, "turns[0].decisions"},
+		{"decision id a number", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": 1}]`) }, `want a string, not the number 1`, "turns[0].decisions[0].id"},
+		{"decision source", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": "x"}]`) }, `source "", want "reminder" or "instruction"`, "turns[0].decisions[0].source"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

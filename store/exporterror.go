@@ -130,6 +130,11 @@ func within(err error, path ...any) error {
 func fileErr(b []byte, off int64, path jsonpos.Path, key bool, format string, args ...any) *ExportError {
 	e := exportErr(path, format, args...)
 	e.Key = key
+	return e.placeAt(b, off)
+}
+
+// placeAt sets the place of e in the file b: byte offset off, kept inside the file.
+func (e *ExportError) placeAt(b []byte, off int64) *ExportError {
 	e.Offset = min(max(off, 0), int64(len(b)))
 	e.Line, e.Col = jsonpos.LineCol(b, e.Offset)
 	return e
@@ -143,9 +148,7 @@ func placed(b []byte, err error) error {
 		return fileErr(b, jsonpos.Start(b), nil, false, "%v", err)
 	}
 	c := *ee
-	c.Offset = ee.offsetIn(b)
-	c.Line, c.Col = jsonpos.LineCol(b, c.Offset)
-	return &c
+	return c.placeAt(b, ee.offsetIn(b))
 }
 
 // decodeProblem describes the first value of the export file b that decoding into an
@@ -162,19 +165,29 @@ func decodeProblem(b []byte, t reflect.Type, decErr error) error {
 		}
 		return fileErr(b, jsonpos.Start(b), nil, false, "%s", strings.TrimPrefix(decErr.Error(), "json: "))
 	}
-	where := p.Path.String()
+	return problemError(nil, p).placeAt(b, p.Offset)
+}
+
+// problemError describes p, a problem found in the value at path prefix of an export
+// (nil: the whole export), as an error at the path of the offending value: an unknown
+// field (at its key), or a value of the wrong type.
+func problemError(prefix jsonpos.Path, p jsonpos.Problem) *ExportError {
+	path := prefix.Append(p.Path...)
 	if p.Unknown {
-		key := p.Path[len(p.Path)-1].(string)
-		in := " in " + p.Path[:len(p.Path)-1].String()
-		if len(p.Path) == 1 {
+		key := path[len(path)-1].(string)
+		in := " in " + path[:len(path)-1].String()
+		if len(path) == 1 {
 			in = " in the export"
 		}
-		return fileErr(b, p.Offset, p.Path, true, "unknown field %q%s%s", key, in, diag.Hint(key, p.Known, "known fields"))
+		e := exportErr(path, "unknown field %q%s%s", key, in, diag.Hint(key, p.Known, "known fields"))
+		e.Key = true
+		return e
 	}
+	where := path.String()
 	if where == "" {
 		where = "the export"
 	}
-	return fileErr(b, p.Offset, p.Path, false, "%s: %s", where, typeProblem(p))
+	return exportErr(path, "%s: %s", where, typeProblem(p))
 }
 
 var timeType = reflect.TypeFor[time.Time]()

@@ -1,6 +1,10 @@
 package store
 
 import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
@@ -10,8 +14,11 @@ type importPlan struct {
 	meta  any
 	order []int              // message indexes, parents before children, file order kept where it can be
 	infos map[string]msgInfo // by message id
-	turns []encodedTurn
-	usage chat.Usage
+	index map[string]int     // message id -> index in the export's messages
+	// replied holds the user messages that have a reply (an assistant message child).
+	replied map[string]bool
+	turns   []encodedTurn
+	usage   chat.Usage
 }
 
 // CheckExport checks e as ImportChat does, without a database, so that a command can
@@ -22,8 +29,9 @@ func CheckExport(e *Export) error {
 	return err
 }
 
-// planImport checks an export completely, before anything is written. Its errors are
-// *ExportErrors with the path of the offending value.
+// planImport checks an export completely, before anything is written: each record, and
+// that the whole is a chat ctxlab could have made (see checkTurnGraph and endProblem).
+// Its errors are *ExportErrors with the path of the offending value.
 func planImport(e *Export) (*importPlan, error) {
 	if err := checkHeader(e.Format, e.Version); err != nil {
 		return nil, err
@@ -47,10 +55,24 @@ func planImport(e *Export) (*importPlan, error) {
 	if p.meta, err = encMetadata(c.Metadata); err != nil {
 		return nil, exportErr(jsonpos.Path{"chat", "metadata"}, "metadata: %v", err)
 	}
-	if p.order, err = planMessages(e.Messages, p.infos); err != nil {
+	if err := p.planMessages(e.Messages); err != nil {
 		return nil, err
 	}
+	branches, err := p.checkBranches(e)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkCheckpoints(e); err != nil {
+		return nil, err
+	}
+	if err := p.checkTurns(e, branches); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
 
+// checkBranches checks the branches of an export and returns their names.
+func (p *importPlan) checkBranches(e *Export) (map[string]bool, error) {
 	branches := make(map[string]bool, len(e.Branches))
 	for i, b := range e.Branches {
 		if err := checkName("branch name", b.Name); err != nil {
@@ -63,8 +85,8 @@ func planImport(e *Export) (*importPlan, error) {
 		if err := checkTime(b.CreatedAt, "branch "+quote(b.Name)); err != nil {
 			return nil, at(err, "branches", i, "created_at")
 		}
-		if _, ok := p.infos[b.Head]; b.Head != "" && !ok {
-			return nil, exportErr(jsonpos.Path{"branches", i, "head"}, "branch %q: head %q is not a message of the chat", b.Name, b.Head)
+		if why := p.endProblem(e.Messages, b.Head); b.Head != "" && why != "" {
+			return nil, exportErr(jsonpos.Path{"branches", i, "head"}, "branch %q: head %q %s", b.Name, b.Head, why)
 		}
 	}
 	for i, b := range e.Branches {
@@ -72,59 +94,225 @@ func planImport(e *Export) (*importPlan, error) {
 			return nil, exportErr(jsonpos.Path{"branches", i, "parent"}, "branch %q: parent branch %q is not another branch of the chat", b.Name, b.Parent)
 		}
 	}
-	if !branches[c.ActiveBranch] {
-		return nil, exportErr(jsonpos.Path{"chat", "active_branch"}, "active branch %q is not a branch of the chat", c.ActiveBranch)
+	if active := e.Chat.ActiveBranch; !branches[active] {
+		return nil, exportErr(jsonpos.Path{"chat", "active_branch"}, "active branch %q is not a branch of the chat", active)
 	}
+	return branches, nil
+}
 
+// checkCheckpoints checks the checkpoints of an export.
+func (p *importPlan) checkCheckpoints(e *Export) error {
 	checkpoints := make(map[string]bool, len(e.Checkpoints))
 	for i, k := range e.Checkpoints {
 		if err := checkName("checkpoint name", k.Name); err != nil {
-			return nil, at(err, "checkpoints", i, "name")
+			return at(err, "checkpoints", i, "name")
 		}
 		if checkpoints[k.Name] {
-			return nil, exportErr(jsonpos.Path{"checkpoints", i, "name"}, "checkpoint %q twice", k.Name)
+			return exportErr(jsonpos.Path{"checkpoints", i, "name"}, "checkpoint %q twice", k.Name)
 		}
 		checkpoints[k.Name] = true
-		if _, ok := p.infos[k.MessageID]; !ok {
-			return nil, exportErr(jsonpos.Path{"checkpoints", i, "message_id"}, "checkpoint %q: message %q is not a message of the chat", k.Name, k.MessageID)
+		if why := p.endProblem(e.Messages, k.MessageID); why != "" {
+			return exportErr(jsonpos.Path{"checkpoints", i, "message_id"}, "checkpoint %q: message %q %s", k.Name, k.MessageID, why)
 		}
 		if err := checkTime(k.CreatedAt, "checkpoint "+quote(k.Name)); err != nil {
-			return nil, at(err, "checkpoints", i, "created_at")
+			return at(err, "checkpoints", i, "created_at")
 		}
 	}
+	return nil
+}
 
-	turns := make(map[string]bool, len(e.Turns))
+// endProblem says why the message id cannot be a branch head or a checkpoint, "" when it
+// can: a branch ends at a reply, or at a user message that has none (a turn that failed,
+// the last message of an imported request).
+func (p *importPlan) endProblem(msgs []chat.Message, id string) string {
+	i, ok := p.index[id]
+	switch {
+	case !ok:
+		return "is not a message of the chat"
+	case msgs[i].Role == chat.RoleUser && p.replied[id]:
+		return "is a user message that has a reply (a branch ends at a reply, or at a user message that has none)"
+	}
+	return ""
+}
+
+// checkTurns checks the turns of an export, encodes them and adds up their usage.
+func (p *importPlan) checkTurns(e *Export, branches map[string]bool) error {
+	ids := make(map[string]bool, len(e.Turns))
+	replies := make(map[string]string, len(e.Turns)) // assistant message id -> its turn's id
 	p.turns = make([]encodedTurn, len(e.Turns))
 	for i := range e.Turns {
 		t := &e.Turns[i]
 		if err := checkTurn(t); err != nil {
-			return nil, at(err, "turns", i)
+			return at(err, "turns", i)
 		}
-		if turns[t.ID] {
-			return nil, exportErr(jsonpos.Path{"turns", i, "id"}, "turn %q twice", t.ID)
+		if ids[t.ID] {
+			return exportErr(jsonpos.Path{"turns", i, "id"}, "turn %q twice", t.ID)
 		}
-		turns[t.ID] = true
-		if t.ChatID != c.ID {
-			return nil, exportErr(jsonpos.Path{"turns", i, "chat_id"}, "turn %q: chat id %q, want %q", t.ID, t.ChatID, c.ID)
+		ids[t.ID] = true
+		if t.ChatID != e.Chat.ID {
+			return exportErr(jsonpos.Path{"turns", i, "chat_id"}, "turn %q: chat id %q, want %q", t.ID, t.ChatID, e.Chat.ID)
 		}
 		if !branches[t.Branch] {
-			return nil, exportErr(jsonpos.Path{"turns", i, "branch"}, "turn %q: branch %q is not a branch of the chat", t.ID, t.Branch)
+			return exportErr(jsonpos.Path{"turns", i, "branch"}, "turn %q: branch %q is not a branch of the chat", t.ID, t.Branch)
 		}
 		for _, f := range []struct{ key, id string }{{"user_message_id", t.UserMessageID}, {"assistant_message_id", t.AssistantMessageID}} {
-			if _, ok := p.infos[f.id]; f.id != "" && !ok {
-				return nil, exportErr(jsonpos.Path{"turns", i, f.key}, "turn %q: message %q is not a message of the chat", t.ID, f.id)
+			if _, ok := p.index[f.id]; f.id != "" && !ok {
+				return exportErr(jsonpos.Path{"turns", i, f.key}, "turn %q: message %q is not a message of the chat", t.ID, f.id)
 			}
 		}
+		if err := p.checkTurnGraph(e.Messages, t, replies); err != nil {
+			return at(err, "turns", i)
+		}
+		if err := checkTurnNumbers(t); err != nil {
+			return at(err, "turns", i)
+		}
+		if err := checkDecisions(t, jsonpos.Path{"turns", i, "decisions"}); err != nil {
+			return err
+		}
+		var err error
 		if p.turns[i], err = encodeTurn(t); err != nil {
-			return nil, at(err, "turns", i)
+			return at(err, "turns", i)
 		}
 		p.usage = p.usage.Add(t.Counted())
 	}
-	return p, nil
+	return nil
+}
+
+// checkTurnGraph checks that a turn record is one the engine writes: its user message is
+// a user message, numbered as the user messages on the path to it; its assistant message
+// answers it (its child), and is the reply of no other turn (replies maps the replies seen
+// to their turns); only a turn that failed, with its error, has no assistant message. Its
+// errors are pathErrors naming the field of the turn at fault.
+func (p *importPlan) checkTurnGraph(msgs []chat.Message, t *chat.Turn, replies map[string]string) error {
+	if t.UserMessageID == "" {
+		return invalidAt(jsonpos.Path{"user_message_id"}, "turn %q: no user message", t.ID)
+	}
+	if u := &msgs[p.index[t.UserMessageID]]; u.Role != chat.RoleUser {
+		return invalidAt(jsonpos.Path{"user_message_id"}, "turn %q: user message %q is an %s message", t.ID, u.ID, u.Role)
+	}
+	if want := p.infos[t.UserMessageID].userTurns; t.Number != want {
+		return invalidAt(jsonpos.Path{"turn"}, "turn %q: number %d, want %d (the user messages on the path to %q)", t.ID, t.Number, want, t.UserMessageID)
+	}
+	if t.AssistantMessageID == "" {
+		if t.Error == "" {
+			return invalidAt(jsonpos.Path{"assistant_message_id"}, "turn %q: no assistant message and no error (only a turn that failed has no reply)", t.ID)
+		}
+		return nil
+	}
+	a := &msgs[p.index[t.AssistantMessageID]]
+	switch {
+	case a.Role != chat.RoleAssistant:
+		return invalidAt(jsonpos.Path{"assistant_message_id"}, "turn %q: assistant message %q is a %s message", t.ID, a.ID, a.Role)
+	case a.ParentID != t.UserMessageID:
+		return invalidAt(jsonpos.Path{"assistant_message_id"}, "turn %q: assistant message %q does not answer user message %q (its parent is %q)", t.ID, a.ID, t.UserMessageID, a.ParentID)
+	}
+	if other, taken := replies[a.ID]; taken {
+		return invalidAt(jsonpos.Path{"assistant_message_id"}, "turn %q: message %q is already the reply of turn %q", t.ID, a.ID, other)
+	}
+	replies[a.ID] = t.ID
+	return nil
+}
+
+// checkTurnNumbers checks the usage and latency of a turn: token counts from 0 to
+// maxTokens, durations from 0 to maxLatency. Its errors are pathErrors naming the field of
+// the turn at fault.
+func checkTurnNumbers(t *chat.Turn) error {
+	type number struct {
+		path     jsonpos.Path
+		n, limit int64
+		unit     string
+	}
+	var list []number
+	tokens := func(path jsonpos.Path, u *chat.Usage) {
+		if u == nil {
+			return
+		}
+		for _, f := range []struct {
+			key string
+			n   int
+		}{{"prompt_tokens", u.PromptTokens}, {"completion_tokens", u.CompletionTokens}, {"total_tokens", u.TotalTokens},
+			{"cached_tokens", u.CachedTokens}, {"reasoning_tokens", u.ReasoningTokens}} {
+			list = append(list, number{path.Append(f.key), int64(f.n), maxTokens, "tokens"})
+		}
+	}
+	tokens(jsonpos.Path{"reported"}, t.Reported)
+	tokens(jsonpos.Path{"estimated"}, &t.Estimated)
+	tokens(jsonpos.Path{"request", "chat_usage"}, &t.Request.ChatUsage)
+	list = append(list, number{jsonpos.Path{"request", "max_tokens"}, int64(t.Request.MaxTokens), maxTokens, "tokens"},
+		number{jsonpos.Path{"ttft"}, int64(t.TTFT), int64(maxLatency), "ns, " + maxLatency.String()},
+		number{jsonpos.Path{"latency"}, int64(t.Latency), int64(maxLatency), "ns, " + maxLatency.String()})
+	for _, x := range list {
+		if x.n < 0 || x.n > x.limit {
+			return invalidAt(x.path, "turn %q: %s %d is out of range (want 0 to %d %s)", t.ID, x.path, x.n, x.limit, x.unit)
+		}
+	}
+	return nil
+}
+
+// recordedDecision is one decision of a turn record, in the form the engine writes (the
+// trace format of spec/headless.md, engine.Decision): the store checks that an import's
+// decisions have it, so that a replay can read them, without depending on the engine.
+type recordedDecision struct {
+	ID        string         `json:"id"`
+	Source    string         `json:"source"` // "reminder" or "instruction"
+	Kind      string         `json:"kind"`
+	Scope     string         `json:"scope"`
+	Fired     bool           `json:"fired"`
+	Reason    string         `json:"reason"`
+	Detail    string         `json:"detail"`
+	Placement string         `json:"placement"`
+	Tier      string         `json:"tier"`
+	Text      string         `json:"text"`
+	Tokens    int            `json:"tokens"`
+	When      []string       `json:"when"`
+	Trace     *recordedTrace `json:"trace"`
+	Latches   []string       `json:"latches"`
+	Was       *struct {
+		Fired  bool   `json:"fired"`
+		Reason string `json:"reason"`
+	} `json:"was"`
+}
+
+// recordedTrace is the predicate tree of a decision (predicates.Result).
+type recordedTrace struct {
+	Expr     string          `json:"expr"`
+	Value    bool            `json:"value"`
+	Why      string          `json:"why"`
+	Error    string          `json:"error"`
+	Children []recordedTrace `json:"children"`
+}
+
+var decisionsType = reflect.TypeFor[[]recordedDecision]()
+
+// checkDecisions checks that the decisions of a turn, at path in the export, are a list of
+// recorded decisions, each with an id and a known source. Its errors are *ExportErrors at
+// the offending value.
+func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
+	if len(t.Decisions) == 0 {
+		return nil
+	}
+	var ds []recordedDecision
+	dec := json.NewDecoder(bytes.NewReader(t.Decisions))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&ds); err != nil {
+		if p, ok := jsonpos.FirstProblem(t.Decisions, decisionsType); ok {
+			return problemError(path, p)
+		}
+		return exportErr(path, "turn %q: decisions: %v", t.ID, err)
+	}
+	for j, d := range ds {
+		switch {
+		case d.ID == "":
+			return exportErr(path.Append(j, "id"), "turn %q: decision %d: empty id", t.ID, j)
+		case d.Source != "reminder" && d.Source != "instruction":
+			return exportErr(path.Append(j, "source"), "turn %q: decision %q: source %q, want \"reminder\" or \"instruction\"", t.ID, d.ID, d.Source)
+		}
+	}
+	return nil
 }
 
 // checkImportedChat checks the chat record of an export, as checkChat does, naming the
-// field at fault.
+// field at fault. Its title may hold tabs and line breaks, no other control character.
 func checkImportedChat(c *chat.Chat) error {
 	if err := checkName("chat id", c.ID); err != nil {
 		return at(err, "chat", "id")
@@ -135,6 +323,9 @@ func checkImportedChat(c *chat.Chat) error {
 	if len(c.Title) > maxTitleLen {
 		return exportErr(jsonpos.Path{"chat", "title"}, "chat %q: title longer than %d bytes", c.ID, maxTitleLen)
 	}
+	if hasControl(c.Title, true) {
+		return exportErr(jsonpos.Path{"chat", "title"}, "chat %q: title %.40q: control character", c.ID, c.Title)
+	}
 	if err := checkTime(c.CreatedAt, "chat "+quote(c.ID)); err != nil {
 		return at(err, "chat", "created_at")
 	}
@@ -144,60 +335,85 @@ func checkImportedChat(c *chat.Chat) error {
 	return at(checkChat(c), "chat") // whatever else the store checks of a chat
 }
 
-// planMessages checks the messages of an export and returns an insertion order in which
-// parents come before children (the file order when it already is one), filling infos.
-// A missing parent or a cycle is an error.
-func planMessages(msgs []chat.Message, infos map[string]msgInfo) ([]int, error) {
-	index := make(map[string]int, len(msgs))
+// checkImportedMessage checks a message of an export, as checkMessage does, and that it
+// is one a chat holds: a user or assistant message (the system prompt is recorded with
+// each turn, tool calls and their results in the assistant message) with parts. Its
+// errors are pathErrors naming the field of the message at fault.
+func checkImportedMessage(m *chat.Message) error {
+	if err := checkMessage(m); err != nil {
+		return err
+	}
+	switch {
+	case m.Role != chat.RoleUser && m.Role != chat.RoleAssistant:
+		return invalidAt(jsonpos.Path{"role"}, "message %q: a chat holds user and assistant messages, not %s messages "+
+			"(the system prompt is recorded with each turn, tool calls and their results in the assistant message)", m.ID, m.Role)
+	case len(m.Parts) == 0:
+		return invalidAt(jsonpos.Path{"parts"}, "message %q: no parts", m.ID)
+	}
+	return nil
+}
+
+// planMessages checks the messages of an export and sets the insertion order, in which
+// parents come before children (the file order when it already is one), with the infos,
+// index and replied maps. A missing parent or a cycle is an error.
+func (p *importPlan) planMessages(msgs []chat.Message) error {
+	p.index = make(map[string]int, len(msgs))
 	for i := range msgs {
 		m := &msgs[i]
-		if err := checkMessage(m); err != nil {
-			return nil, at(err, "messages", i)
+		if err := checkImportedMessage(m); err != nil {
+			return at(err, "messages", i)
 		}
-		if _, dup := index[m.ID]; dup {
-			return nil, exportErr(jsonpos.Path{"messages", i, "id"}, "message %q twice", m.ID)
+		if _, dup := p.index[m.ID]; dup {
+			return exportErr(jsonpos.Path{"messages", i, "id"}, "message %q twice", m.ID)
 		}
-		index[m.ID] = i
+		p.index[m.ID] = i
 	}
+	p.replied = make(map[string]bool)
 	for i := range msgs {
-		if p := msgs[i].ParentID; p != "" {
-			if _, ok := index[p]; !ok {
-				return nil, exportErr(jsonpos.Path{"messages", i, "parent_id"}, "message %q: parent %q is not a message of the chat", msgs[i].ID, p)
-			}
+		parent := msgs[i].ParentID
+		if parent == "" {
+			continue
+		}
+		j, ok := p.index[parent]
+		if !ok {
+			return exportErr(jsonpos.Path{"messages", i, "parent_id"}, "message %q: parent %q is not a message of the chat", msgs[i].ID, parent)
+		}
+		if msgs[i].Role == chat.RoleAssistant && msgs[j].Role == chat.RoleUser {
+			p.replied[parent] = true
 		}
 	}
-	order := make([]int, 0, len(msgs))
+	p.order = make([]int, 0, len(msgs))
 	var chain []int
 	for i := range msgs {
 		// Collect the not yet placed ancestors of i, then place them from the top down.
 		chain = chain[:0]
 		for j := i; ; {
-			if _, done := infos[msgs[j].ID]; done {
+			if _, done := p.infos[msgs[j].ID]; done {
 				break
 			}
 			chain = append(chain, j)
 			if len(chain) > len(msgs) {
-				return nil, exportErr(jsonpos.Path{"messages", i, "parent_id"}, "message %q: its ancestors form a cycle", msgs[i].ID)
+				return exportErr(jsonpos.Path{"messages", i, "parent_id"}, "message %q: its ancestors form a cycle", msgs[i].ID)
 			}
-			p := msgs[j].ParentID
-			if p == "" {
+			parent := msgs[j].ParentID
+			if parent == "" {
 				break
 			}
-			j = index[p]
+			j = p.index[parent]
 		}
 		for k := len(chain) - 1; k >= 0; k-- {
 			m := &msgs[chain[k]]
 			var parent *msgInfo
 			if m.ParentID != "" {
-				in, ok := infos[m.ParentID]
+				in, ok := p.infos[m.ParentID]
 				if !ok {
-					return nil, exportErr(jsonpos.Path{"messages", chain[k], "parent_id"}, "message %q: its ancestors form a cycle", m.ID)
+					return exportErr(jsonpos.Path{"messages", chain[k], "parent_id"}, "message %q: its ancestors form a cycle", m.ID)
 				}
 				parent = &in
 			}
-			infos[m.ID] = parent.child(m)
-			order = append(order, chain[k])
+			p.infos[m.ID] = parent.child(m)
+			p.order = append(p.order, chain[k])
 		}
 	}
-	return order, nil
+	return nil
 }

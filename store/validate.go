@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -12,13 +14,19 @@ import (
 
 // Limits on what the store accepts, so that a hostile import cannot exhaust it.
 const (
-	maxIDLen    = 256     // ids and names, in bytes
-	maxTitleLen = 4096    // chat titles, in bytes
-	maxParts    = 10_000  // parts of one message
-	maxMessages = 2 << 20 // messages of one imported chat
-	maxTurns    = 2 << 20 // turns of one imported chat
-	maxBranches = 1 << 16 // branches or checkpoints of one imported chat
+	maxIDLen    = 256            // ids and names, in bytes
+	maxTitleLen = 4096           // chat titles, in bytes
+	maxParts    = 10_000         // parts of one message
+	maxMessages = 2 << 20        // messages of one imported chat
+	maxTurns    = 2 << 20        // turns of one imported chat
+	maxBranches = 1 << 16        // branches or checkpoints of one imported chat
+	maxTokens   = 1e12           // a count of tokens of an imported turn
+	maxLatency  = 24 * time.Hour // the time to the first token, or the latency, of an imported turn
 )
+
+// A chat's usage totals add up, per turn, at most 2*maxTokens (a total taken as prompt
+// plus completion): the sums over an imported chat fit in an int64, in Go and in SQLite.
+const _ uint64 = math.MaxInt64 - maxTurns*2*maxTokens
 
 // checkName reports an id or name that is empty, too long, not UTF-8 or holds control
 // characters.
@@ -32,12 +40,21 @@ func checkName(kind, s string) error {
 	if !utf8.ValidString(s) {
 		return invalidf("%s %q: not valid UTF-8", kind, s)
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return invalidf("%s %q: control character", kind, s)
-		}
+	if hasControl(s, false) {
+		return invalidf("%s %q: control character", kind, s)
 	}
 	return nil
+}
+
+// hasControl reports whether s holds a control character (C0 or DEL); with text, tabs and
+// line breaks do not count.
+func hasControl(s string, text bool) bool {
+	for _, r := range s {
+		if (r < 0x20 || r == 0x7f) && !(text && (r == '\t' || r == '\n' || r == '\r')) {
+			return true
+		}
+	}
+	return false
 }
 
 func checkRole(r chat.Role) bool {

@@ -20,6 +20,10 @@ const MetaSystemPrompt = "system_prompt"
 // MaxMessages is the most messages DecodeOpenAI accepts.
 const MaxMessages = 1 << 21
 
+// roleDeveloper is OpenAI's newer name for the system role: FromOpenAI reads a developer
+// message as a system message.
+const roleDeveloper chat.Role = "developer"
+
 // OpenAI returns a branch as an OpenAI `messages` array: exactly the history the model was
 // sent, baked reminders included, each message converted by chat.Message.Wire (an
 // assistant message with tool calls becomes the call, one tool message per result, then
@@ -101,7 +105,8 @@ type Imported struct {
 // FromOpenAI turns an OpenAI messages array into a linear chain of chat messages, with ids
 // from newID and created at now:
 //
-//   - a leading system message becomes Imported.System; one anywhere else is an error;
+//   - a leading system message (or developer message, OpenAI's newer name for it) becomes
+//     Imported.System; one anywhere else is an error;
 //   - a user message becomes a user message with one text part, or one per element of an
 //     array of text parts; its <system-reminder> blocks are recorded as baked reminders
 //     (without an id), so that a transcript marks them and the user's text is found
@@ -146,21 +151,21 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 	for i := range msgs {
 		w := &msgs[i]
 		switch w.Role {
-		case chat.RoleSystem, chat.RoleUser, chat.RoleTool:
+		case chat.RoleSystem, roleDeveloper, chat.RoleUser, chat.RoleTool:
 			if len(w.ToolCalls) > 0 {
 				return im, errAt(i, jsonpos.Path{"tool_calls"}, "%s message has tool_calls (only an assistant message makes calls)", w.Role)
 			}
 		}
 		switch w.Role {
-		case chat.RoleSystem, chat.RoleUser, chat.RoleAssistant:
+		case chat.RoleSystem, roleDeveloper, chat.RoleUser, chat.RoleAssistant:
 			if w.ToolCallID != "" {
 				return im, errAt(i, jsonpos.Path{"tool_call_id"}, "%s message has a tool_call_id (only a tool message answers a call)", w.Role)
 			}
 		}
 		switch w.Role {
-		case chat.RoleSystem:
+		case chat.RoleSystem, roleDeveloper:
 			if i != 0 {
-				return im, errAt(i, jsonpos.Path{"role"}, "system message after the start: only a leading system message can be imported (it becomes the chat's %s)", MetaSystemPrompt)
+				return im, errAt(i, jsonpos.Path{"role"}, "%s message after the start: only a leading system or developer message can be imported (it becomes the chat's %s)", w.Role, MetaSystemPrompt)
 			}
 			text, err := contentText(i, w)
 			if err != nil {
@@ -253,7 +258,7 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 		case "":
 			return im, errAt(i, jsonpos.Path{"role"}, "message has no role")
 		default:
-			return im, errAt(i, jsonpos.Path{"role"}, "unknown role %q (want system, user, assistant or tool)", w.Role)
+			return im, errAt(i, jsonpos.Path{"role"}, "unknown role %q (want system, developer, user, assistant or tool)", w.Role)
 		}
 	}
 	if err := unanswered(); err != nil {

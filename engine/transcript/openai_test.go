@@ -109,6 +109,18 @@ func TestFromOpenAIRoundTrip(t *testing.T) {
 	}
 }
 
+// TestFromOpenAIDeveloper checks that a leading developer message, OpenAI's newer name
+// for the system message, is read as one: the chat's system prompt.
+func TestFromOpenAIDeveloper(t *testing.T) {
+	im, got := roundTrip(t, `[{"role":"developer","content":"Be brief."},{"role":"user","content":"hi"}]`)
+	if want := `[{"role":"system","content":"Be brief."},{"role":"user","content":"hi"}]`; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	if !im.HasSystem || im.System != "Be brief." || len(im.Messages) != 1 {
+		t.Errorf("got %+v, want the system prompt and one user message", im)
+	}
+}
+
 func TestFromOpenAIToolParts(t *testing.T) {
 	in := `[{"role":"user","content":"go"},{"role":"assistant","content":"Checking.","tool_calls":[{"id":"c1","type":"function","function":{"name":"run_sql","arguments":"{ \"query\" : \"select 1\" }"}}]},{"role":"tool","content":"permission denied","tool_call_id":"c1"},{"role":"assistant","content":"It failed."}]`
 	arr, err := DecodeOpenAI([]byte(in))
@@ -144,11 +156,15 @@ func TestFromOpenAIErrors(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"unknown role", `[{"role":"user","content":"a"},{"role":"developer","content":"b"}]`,
-			`messages[1]: unknown role "developer" (want system, user, assistant or tool)`},
+		{"unknown role", `[{"role":"user","content":"a"},{"role":"wizard","content":"b"}]`,
+			`messages[1]: unknown role "wizard" (want system, developer, user, assistant or tool)`},
 		{"no role", `[{"content":"a"}]`, `messages[0]: message has no role`},
 		{"late system", `[{"role":"user","content":"a"},{"role":"system","content":"b"}]`,
-			`messages[1]: system message after the start: only a leading system message can be imported (it becomes the chat's system_prompt)`},
+			`messages[1]: system message after the start: only a leading system or developer message can be imported (it becomes the chat's system_prompt)`},
+		{"late developer", `[{"role":"system","content":"a"},{"role":"developer","content":"b"}]`,
+			`messages[1]: developer message after the start: only a leading system or developer message can be imported (it becomes the chat's system_prompt)`},
+		{"developer with calls", `[{"role":"developer","content":"a","tool_calls":[{"id":"x","function":{"name":"f"}}]}]`,
+			`messages[0]: developer message has tool_calls (only an assistant message makes calls)`},
 		{"image part", `[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}]}]`,
 			`messages[0]: content[1]: part type "image_url" is not supported (only text parts can be imported)`},
 		{"image part in assistant", `[{"role":"assistant","content":[{"type":"input_audio"}]}]`,

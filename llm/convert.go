@@ -98,7 +98,13 @@ func wireBody(r chat.Request, includeUsage bool) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+// maxReportedTokens bounds a believable token count. A server reporting a negative count
+// or a larger one reports nothing usable: saved, it would make nonsense of the chat's
+// totals (or overflow them).
+const maxReportedTokens = 1e12
+
 // usageOf converts a usage object; the cached and reasoning counts come from the details.
+// Usage with a count out of range is nil, as if none was reported.
 func usageOf(u *openai.Usage) *chat.Usage {
 	out := &chat.Usage{PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens, TotalTokens: u.TotalTokens}
 	if u.PromptTokensDetails != nil {
@@ -106,6 +112,11 @@ func usageOf(u *openai.Usage) *chat.Usage {
 	}
 	if u.CompletionTokensDetails != nil {
 		out.ReasoningTokens = u.CompletionTokensDetails.ReasoningTokens
+	}
+	for _, n := range []int{out.PromptTokens, out.CompletionTokens, out.TotalTokens, out.CachedTokens, out.ReasoningTokens} {
+		if n < 0 || n > maxReportedTokens {
+			return nil
+		}
 	}
 	return out
 }

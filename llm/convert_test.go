@@ -162,3 +162,27 @@ func TestOutputLimit(t *testing.T) {
 		})
 	}
 }
+
+func TestUsageOf(t *testing.T) {
+	tests := []struct {
+		name string
+		in   openai.Usage
+		want *chat.Usage
+	}{
+		{"plain", openai.Usage{PromptTokens: 120, CompletionTokens: 9, TotalTokens: 129},
+			&chat.Usage{PromptTokens: 120, CompletionTokens: 9, TotalTokens: 129}},
+		{"details", openai.Usage{PromptTokens: 100, CompletionTokens: 50, TotalTokens: 150,
+			PromptTokensDetails:     &openai.PromptTokensDetails{CachedTokens: 64},
+			CompletionTokensDetails: &openai.CompletionTokensDetails{ReasoningTokens: 32}},
+			&chat.Usage{PromptTokens: 100, CompletionTokens: 50, TotalTokens: 150, CachedTokens: 64, ReasoningTokens: 32}},
+		{"negative count", openai.Usage{PromptTokens: -5, CompletionTokens: 9, TotalTokens: 4}, nil},
+		{"absurd count", openai.Usage{PromptTokens: 1 << 62, CompletionTokens: 9, TotalTokens: 9}, nil},
+		{"absurd detail", openai.Usage{PromptTokens: 1, TotalTokens: 1,
+			CompletionTokensDetails: &openai.CompletionTokensDetails{ReasoningTokens: -1}}, nil},
+	}
+	for _, tt := range tests {
+		if got := usageOf(&tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: usageOf = %+v, want %+v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -291,10 +291,12 @@ func (a *accumulator) emit(d Delta) {
 // add takes one chunk and reports whether it delivered a delta, and whether the model is
 // producing tokens (a delta, or reasoning_content, which is not delivered but shows that
 // a reasoning model is at work). Only choice 0 is read; the usage chunk (no choices) and
-// usage sent with every chunk both land in usage, the last one winning.
+// usage sent with every chunk both land in usage, the last believable one winning.
 func (a *accumulator) add(ch *openai.ChatCompletionStreamResponse) (delivered, active bool) {
 	if ch.Usage != nil {
-		a.usage = usageOf(ch.Usage)
+		if u := usageOf(ch.Usage); u != nil {
+			a.usage = u
+		}
 	}
 	got, thinking := false, false
 	for i := range ch.Choices {

@@ -88,12 +88,8 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 		res = r.When.Eval(t.wc)
 	}
 	d.Trace = &res
-	switch {
-	case res.HasError() && !res.Value:
-		d.Reason, d.Detail = ReasonPredicateError, firstError(res)
-		return d
-	case !res.Value:
-		d.Reason = ReasonPredicateFalse
+	if reason, detail := predicateGate(res); reason != "" {
+		d.Reason, d.Detail = reason, detail
 		return d
 	}
 	text := r.Text
@@ -108,12 +104,8 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 				Why: "when holds; " + bres.Why, Error: bres.Error, Children: []predicates.Result{res, bres}}
 			d.Trace = &both
 		}
-		if bres.Error != "" {
-			d.Reason, d.Detail = ReasonPredicateError, bres.Error
-			return d
-		}
-		if !bres.Value {
-			d.Reason = ReasonPredicateFalse
+		if reason, detail := predicateGate(bres); reason != "" {
+			d.Reason, d.Detail = reason, detail
 			return d
 		}
 	case r.Template != nil:
@@ -179,12 +171,13 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 	if in.Mode != "" {
 		mres := t.mode(in.Mode)
 		modeLatches = mres.Latches()
-		if !mres.Value {
+		// A mode whose condition failed is off: the instruction is not_in_mode, and the
+		// detail names the error.
+		if reason, detail := predicateGate(mres); reason != "" {
 			d.Trace = &mres
-			if mres.HasError() {
-				d.Reason, d.Detail = ReasonPredicateError, "mode "+in.Mode+": "+firstError(mres)
-			} else {
-				d.Reason, d.Detail = ReasonNotInMode, "mode "+in.Mode+" is not active"
+			d.Reason, d.Detail = ReasonNotInMode, "mode "+in.Mode+" is not active"
+			if reason == ReasonPredicateError {
+				d.Detail = "mode " + in.Mode + ": " + detail
 			}
 			return d
 		}
@@ -197,12 +190,8 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 			res = predicates.And(in.If...).Eval(t.wc)
 		}
 		d.Trace = &res
-		if !res.Value {
-			if res.HasError() {
-				d.Reason, d.Detail = ReasonPredicateError, firstError(res)
-			} else {
-				d.Reason = ReasonPredicateFalse
-			}
+		if reason, detail := predicateGate(res); reason != "" {
+			d.Reason, d.Detail = reason, detail
 			return d
 		}
 	}
@@ -253,6 +242,20 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 		return 0, fmt.Errorf("the template wrote more than %d KiB", b.max>>10)
 	}
 	return b.Buffer.Write(p)
+}
+
+// predicateGate returns the reason a predicate result stops a decision, and its detail, or
+// "" when the predicate holds. An error anywhere in the evaluated tree is predicate_error
+// with the first error as detail, even when the tree came out true (not(dayChanged()) in an
+// unknown zone): a predicate that failed never makes a reminder or instruction apply.
+func predicateGate(res predicates.Result) (reason, detail string) {
+	if e := firstError(res); e != "" {
+		return ReasonPredicateError, e
+	}
+	if !res.Value {
+		return ReasonPredicateFalse, ""
+	}
+	return "", ""
 }
 
 // firstError returns the first error message in a result tree.

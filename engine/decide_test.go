@@ -66,8 +66,16 @@ func TestReasons(t *testing.T) {
 			before: 1, locale: mars, id: "r", want: `r:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
 		{name: "predicate error inside or", src: `reminders: [{id: r, text: Hi., when: "or(dayChanged(), afterTurn(5))"}]`,
 			before: 1, locale: mars, id: "r", want: `r:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "predicate error inside or that holds", src: `reminders: [{id: r, text: Hi., when: "or(dayChanged(), afterTurn(0))"}]`,
+			before: 1, locale: mars, id: "r", want: `r:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "predicate error under not", src: `reminders: [{id: r, text: Hi., when: not(dayChanged())}]`,
+			before: 1, locale: mars, id: "r", want: `r:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "predicate error not evaluated: or short-circuits", src: `reminders: [{id: r, text: Hi., when: "or(afterTurn(0), dayChanged())"}]`,
+			before: 1, locale: mars, id: "r", want: "r:fired"},
 		{name: "predicate error: builtin in an unknown zone", src: `reminders: [{builtin: date}]`,
 			locale: mars, id: "builtin:date", want: `builtin:date:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "predicate error: builtin with a failing when", src: `reminders: [{builtin: locale, when: not(dayChanged())}]`,
+			before: 1, locale: mars, id: "builtin:locale", want: `builtin:locale:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
 		{name: "disabled reminder", src: `reminders: [{id: r, text: Hi., enabled: false}]`, id: "r", want: "r:disabled (enabled: false)"},
 		{name: "disabled instruction", src: `instructions: [{id: i, prompt: Do., enabled: false}]`, id: "i", want: "i:disabled (enabled: false)"},
 		{name: "not in mode", src: `
@@ -78,17 +86,23 @@ modes: [{name: Booking, if: "contentIncludes(['book'])"}]
 instructions: [{id: i, mode: Booking, prompt: Compare.}]`, text: "book a room", id: "i", want: "i:fired"},
 		{name: "mode error", src: `
 modes: [{name: Night, if: hourChanged()}]
-instructions: [{id: i, mode: Night, prompt: Sleep.}]`, before: 1, locale: mars, id: "i", want: `i:predicate_error (mode Night: unknown time zone "Mars/Olympus_Mons")`},
+instructions: [{id: i, mode: Night, prompt: Sleep.}]`, before: 1, locale: mars, id: "i", want: `i:not_in_mode (mode Night: unknown time zone "Mars/Olympus_Mons")`},
+		{name: "mode error under not: the mode is off", src: `
+modes: [{name: Day, if: not(hourChanged())}]
+instructions: [{id: i, mode: Day, prompt: Work.}]`, before: 1, locale: mars, id: "i", want: `i:not_in_mode (mode Day: unknown time zone "Mars/Olympus_Mons")`},
 		{name: "instruction if false", src: `instructions: [{id: i, prompt: Do., if: afterTurn(1)}]`, id: "i", want: "i:predicate_false"},
 		{name: "instruction if list is AND", src: `instructions: [{id: i, prompt: Do., if: [afterTurn(1), firstN(1)]}]`, before: 1, id: "i", want: "i:predicate_false"},
 		{name: "instruction if list holds", src: `instructions: [{id: i, prompt: Do., if: [afterTurn(1), firstN(2)]}]`, before: 1, id: "i", want: "i:fired"},
 		{name: "instruction if error", src: `instructions: [{id: i, prompt: Do., if: dayChanged()}]`, before: 1, locale: mars, id: "i",
 			want: `i:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "instruction if error under not", src: `instructions: [{id: i, prompt: Do., if: [afterTurn(0), not(dayChanged())]}]`, before: 1, locale: mars, id: "i",
+			want: `i:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
 		{name: "deferred to model", src: `instructions: [{id: i, prompt: Compare., when: the user compares}]`, id: "i", want: "i:deferred_to_model"},
 		{name: "deferred needs if", src: `instructions: [{id: i, prompt: Compare., when: the user compares, if: afterTurn(1)}]`, id: "i", want: "i:predicate_false"},
 		{name: "empty text", src: `reminders: [{id: r, template: "{{if gt .Turn 5}}late{{end}}  "}]`, id: "r", want: "r:empty_text (the template rendered blank)"},
 		{name: "template not blank", src: `reminders: [{id: r, template: "{{if gt .Turn 1}}late{{end}}"}]`, before: 1, id: "r", want: "r:fired"},
-		{name: "cap reached", src: `reminders: [{id: r, text: Hi., max_per_chat: 2}]`, before: 2, id: "r", want: "r:cap_reached (emitted 2 of 2)"},
+		{name: "cap reached", src: `reminders: [{id: r, text: Hi., max_per_chat: 3}]`, before: 3, id: "r", want: "r:cap_reached (emitted 3 of 3)"},
+		{name: "cap stays reached", src: `reminders: [{id: r, text: Hi., max_per_chat: 2}]`, before: 4, id: "r", want: "r:cap_reached (emitted 2 of 2)"},
 		{name: "cap not yet reached", src: `reminders: [{id: r, text: Hi., max_per_chat: 2}]`, before: 1, id: "r", want: "r:fired"},
 		{name: "safety ignores the cap", src: `reminders: [{id: r, text: Hi., max_per_chat: 2, tier: safety}]`, before: 2, id: "r", want: "r:fired"},
 		{name: "rate limited", src: `reminders: [{id: r, text: Hi., when: afterTurn(6), min_turns_between: 2}]`, before: 7, id: "r",
@@ -108,6 +122,16 @@ instructions: [{id: i, mode: Booking, prompt: Compare., enabled: false}]`, id: "
 		{name: "order: not in mode before if", src: `
 modes: [{name: Booking, if: "contentIncludes(['book'])"}]
 instructions: [{id: i, mode: Booking, prompt: Compare., if: dayChanged()}]`, locale: mars, text: "hello", id: "i", want: "i:not_in_mode (mode Booking is not active)"},
+		{name: "order: mode error is not in mode, before the if's error", src: `
+modes: [{name: Night, if: hourChanged()}]
+instructions: [{id: i, mode: Night, prompt: Sleep., if: dayChanged()}]`, before: 1, locale: mars, id: "i",
+			want: `i:not_in_mode (mode Night: unknown time zone "Mars/Olympus_Mons")`},
+		{name: "order: predicate error before empty text", src: `reminders: [{id: r, template: "{{if gt .Turn 5}}x{{end}}", when: not(dayChanged())}]`,
+			before: 1, locale: mars, id: "r", want: `r:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "order: predicate error before cap", src: `reminders: [{id: r, text: Hi., when: not(dayChanged()), max_per_chat: 1}]`,
+			before: 2, locale: mars, id: "r", want: `r:predicate_error (unknown time zone "Mars/Olympus_Mons")`},
+		{name: "order: the same cap without the error", src: `reminders: [{id: r, text: Hi., when: not(dayChanged()), max_per_chat: 1}]`,
+			before: 2, id: "r", want: "r:cap_reached (emitted 1 of 1)"},
 		{name: "order: predicate false before empty text", src: `reminders: [{id: r, template: "{{if gt .Turn 5}}x{{end}}", when: afterTurn(3)}]`, id: "r", want: "r:predicate_false"},
 		{name: "order: predicate false before cap", src: `reminders: [{id: r, text: Hi., when: firstN(1), max_per_chat: 1}]`, before: 1, id: "r", want: "r:predicate_false"},
 		{name: "order: empty text before cap", src: `reminders: [{id: r, template: "{{if eq .Turn 1}}x{{end}}", max_per_chat: 1}]`, before: 1, id: "r", want: "r:empty_text (the template rendered blank)"},
@@ -129,6 +153,9 @@ instructions: [{id: i, mode: Booking, prompt: Compare., if: dayChanged()}]`, loc
 			fired := d.Reason == ReasonFired || d.Reason == ReasonDeferredToModel
 			if d.Fired != fired {
 				t.Errorf("got fired %v with reason %s, want %v", d.Fired, d.Reason, fired)
+			}
+			if strings.Contains(d.Detail, "unknown time zone") && (d.Trace == nil || !d.Trace.HasError()) {
+				t.Errorf("got trace %+v, want the error kept in the trace", d.Trace)
 			}
 		})
 	}

@@ -388,7 +388,7 @@ func TestImportRejectsBadFiles(t *testing.T) {
 			`^FILE:\d+:18: turn "[^"]+": chat id "export-1", want "imported-1"$`},
 		{"duplicate message", mutate(func(e *store.Export) { e.Messages = append(e.Messages, e.Messages[0]) }),
 			`^FILE:\d+:13: message "[^"]+" twice$`},
-		{"huge id", mutate(func(e *store.Export) { e.Chat.ID = strings.Repeat("x", 300) }), `^FILE:5:11: chat id "x+"…: longer than 256 bytes$`},
+		{"huge id", mutate(func(e *store.Export) { e.Chat.ID = strings.Repeat("x", 1100) }), `^FILE:5:11: chat id "x+"…: longer than 1024 bytes$`},
 		{"bad span", mutate(func(e *store.Export) { e.Messages[2].Reminders[0].End = 1 << 20 }),
 			`^FILE:\d+:18: message "[^"]+": reminder "concise": span \[\d+,1048576\) of part 0 out of range$`},
 		{"deep nesting", `[` + strings.Repeat(`{"a":`, 12000), `^FILE:1:\d+: invalid character '\{' exceeded max depth$`},

@@ -24,6 +24,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -546,6 +547,44 @@ func TestRunInvalidInputLeavesExistingChat(t *testing.T) {
 	settle(t, db)
 	if got := fileSum(t, db); got != sum {
 		t.Errorf("the database file changed after invalid input")
+	}
+}
+
+// TestRunRefusesNamesTooLong checks that the dry run refuses what the database would: a
+// branch name that grows past chat.MaxNameLen with nested regenerates (main-v2-v2-…), and
+// a checkpoint name that long, at the step, before anything is written.
+func TestRunRefusesNamesTooLong(t *testing.T) {
+	isolateCtxlabEnv(t)
+	ctxFile, err := filepath.Abs("testdata/cli/latch.ctx.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := fmt.Sprintf("context: %q\nturns:\n  - user: hi\n    at: 2026-02-01T10:00:00Z\n    assistant: A\n", ctxFile)
+	const headLines = 5 // the steps start on line 6
+	// Each regenerate makes a branch from the last: "main" plus "-v2" per level.
+	levels := (chat.MaxNameLen-len("main"))/len("-v2") + 1
+	regenerates := strings.Repeat("  - regenerate: {assistant: R}\n", levels)
+	for _, tt := range []struct{ name, script, want string }{
+		{"nested regenerates", head + regenerates,
+			fmt.Sprintf(":%d:5: regenerate: save turn: chat ", headLines+levels)},
+		{"checkpoint", head + "  - checkpoint: " + strings.Repeat("c", chat.MaxNameLen+1) + "\n",
+			fmt.Sprintf(":%d:5: checkpoint: checkpoint name ", headLines+1)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "long.script.yaml")
+			if err := os.WriteFile(path, []byte(tt.script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			db := filepath.Join(dir, "ctxlab.db")
+			r := runCtxlab(t, "run", path, "--db", db)
+			if r.code != 2 || !strings.HasPrefix(r.stderr, path+tt.want) || !strings.Contains(r.stderr, fmt.Sprintf("longer than %d bytes", chat.MaxNameLen)) {
+				t.Errorf("got exit %d, stderr %s; want exit 2 and %s…: longer than %d bytes", r.code, clip(r.stderr, 300), path+tt.want, chat.MaxNameLen)
+			}
+			if chats := chatsOf(t, db); len(chats) != 0 {
+				t.Errorf("the database holds %d chats, want none", len(chats))
+			}
+		})
 	}
 }
 

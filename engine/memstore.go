@@ -37,6 +37,12 @@ func memNotFound(format string, args ...any) error {
 
 // CreateChat saves a new chat with its active branch.
 func (m *MemStore) CreateChat(ctx context.Context, c chat.Chat) error {
+	if err := chat.CheckName("chat id", c.ID); err != nil {
+		return err
+	}
+	if err := chat.CheckName("branch name", c.ActiveBranch); err != nil {
+		return fmt.Errorf("chat %q: %w", c.ID, err)
+	}
 	if _, err := m.Chat(ctx, c.ID); err == nil {
 		return fmt.Errorf("chat %q already exists: %w", c.ID, chat.ErrConflict)
 	}
@@ -208,6 +214,9 @@ func (m *MemStore) ChatUsage(ctx context.Context, chatID string) (chat.Usage, er
 
 // Commit applies a step: new branch, messages, turns and head, or nothing.
 func (m *MemStore) Commit(ctx context.Context, c chat.Commit) (err error) {
+	if err := checkCommit(&c); err != nil {
+		return err
+	}
 	if c.NewChat != nil {
 		if err := m.CreateChat(ctx, *c.NewChat); err != nil {
 			return err
@@ -265,6 +274,31 @@ func (m *MemStore) Commit(ctx context.Context, c chat.Commit) (err error) {
 	return nil
 }
 
+// checkCommit refuses the ids and names of a step that the database store refuses (see
+// chat.CheckName), so that a dry run finds a step that could not be saved.
+func checkCommit(c *chat.Commit) error {
+	if err := chat.CheckName("chat id", c.ChatID); err != nil {
+		return err
+	}
+	branch := c.Branch
+	if c.NewBranch != nil {
+		branch = c.NewBranch.Name
+	}
+	names := []struct{ kind, name string }{{"branch name", branch}}
+	for _, msg := range c.Messages {
+		names = append(names, struct{ kind, name string }{"message id", msg.ID})
+	}
+	for _, t := range c.Turns {
+		names = append(names, struct{ kind, name string }{"turn id", t.ID})
+	}
+	for _, n := range names {
+		if err := chat.CheckName(n.kind, n.name); err != nil {
+			return fmt.Errorf("chat %q: %w", c.ChatID, err)
+		}
+	}
+	return nil
+}
+
 // putBranch stores a branch, replacing one of the same name. The caller holds mu.
 func (m *MemStore) putBranch(chatID string, b chat.Branch) {
 	list := m.branches[chatID]
@@ -300,6 +334,9 @@ func (m *MemStore) SetActiveBranch(ctx context.Context, chatID, name string) err
 
 // SetCheckpoint names a message; the same name is overwritten.
 func (m *MemStore) SetCheckpoint(ctx context.Context, chatID, name, messageID string) error {
+	if err := chat.CheckName("checkpoint name", name); err != nil {
+		return err
+	}
 	if _, err := m.Chat(ctx, chatID); err != nil {
 		return err
 	}

@@ -2,8 +2,12 @@ package engine
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
 // TestMemStoreOverlay checks a MemStore over a base store: it reads the saved chat through,
@@ -126,4 +130,35 @@ reminders:
 	if !reflect.DeepEqual(back[0].Latches(), []string{"x"}) {
 		t.Errorf("got latches %v, want [x]", back[0].Latches())
 	}
+}
+
+// TestMemStoreRefusesLongNames checks that a MemStore refuses the ids and names the
+// database store refuses (chat.CheckName), so that a dry run finds them, and that a turn
+// whose new branch cannot be saved leaves the session on its branch as it was.
+func TestMemStoreRefusesLongNames(t *testing.T) {
+	h := newHarness(t, `reminders: [{id: r, text: R.}]`)
+	long := strings.Repeat("b", chat.MaxNameLen-len("-v2")+1) // its next branch is one byte too long
+	s, err := h.eng.Create(h.ctx, chat.Chat{ID: "long", ActiveBranch: long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Send(h.ctx, UserInput{Text: "hi", At: at(1)}, &Scripted{Text: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Regenerate(h.ctx, &Scripted{Text: "again"}, at(2))
+	wantErrIs(t, err, ErrInvalid)
+	if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("longer than %d bytes", chat.MaxNameLen)) || strings.Contains(msg, "reload") {
+		t.Errorf("got error %q, want the name longer than %d bytes, and no reload", msg, chat.MaxNameLen)
+	}
+	_, err = s.Edit(h.ctx, 1, UserInput{Text: "edited", At: at(3)}, &Scripted{Text: "ok"})
+	wantErrIs(t, err, ErrInvalid)
+	wantErrIs(t, s.Checkpoint(h.ctx, strings.Repeat("c", chat.MaxNameLen+1)), ErrInvalid)
+	if s.Branch() != long || s.TurnCount() != 1 || len(s.Messages()) != 2 {
+		t.Errorf("after the refused steps: got branch %.8s…, %d turns, %d messages; want the branch as it was", s.Branch(), s.TurnCount(), len(s.Messages()))
+	}
+	if list, err := h.store.Branches(h.ctx, "long"); err != nil || len(list) != 1 {
+		t.Errorf("got branches %v (%v), want the one", list, err)
+	}
+	_, err = h.eng.Create(h.ctx, chat.Chat{ID: strings.Repeat("x", chat.MaxNameLen+1)})
+	wantErrIs(t, err, ErrInvalid)
 }

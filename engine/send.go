@@ -142,7 +142,7 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
 	if err := s.e.store.Commit(context.WithoutCancel(ctx), commit); err != nil {
-		return nil, s.commitError(context.WithoutCancel(ctx), err)
+		return nil, s.commitError(context.WithoutCancel(ctx), &commit, err)
 	}
 	s.draft = false
 	for i := range msgs {
@@ -156,12 +156,14 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	return res, out.err
 }
 
-// commitError reloads the branch after a failed commit, so the session matches the store.
-func (s *Session) commitError(ctx context.Context, err error) error {
-	if s.draft {
-		return fmt.Errorf("save turn: %w", err) // nothing saved, nothing to reload
+// commitError reports a commit that failed: nothing of it was written. When another
+// writer moved the head of the branch (a conflict), the branch is read again so that the
+// turn can be sent again; a new branch or chat the commit would have made was not.
+func (s *Session) commitError(ctx context.Context, c *chat.Commit, err error) error {
+	if c.NewChat != nil || c.NewBranch != nil || !errors.Is(err, chat.ErrConflict) {
+		return fmt.Errorf("save turn: %w", err)
 	}
-	if rerr := s.load(ctx, s.view.name); rerr != nil {
+	if rerr := s.load(ctx, c.Branch); rerr != nil {
 		return fmt.Errorf("save turn: %w (and reload failed: %v)", err, rerr)
 	}
 	return fmt.Errorf("save turn: %w", err)

@@ -199,7 +199,7 @@ func TestImportRejects(t *testing.T) {
 		{"bad decisions", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage("{") }, `decisions`, "turns[0].decisions"},
 		{"bad role", func(e *store.Export) { e.Messages[0].Role = "root" }, `unknown role`, "messages[0].role"},
 		{"span out of range", func(e *store.Export) { e.Messages[0].Reminders = []chat.ReminderSpan{{Part: 5}} }, `out of range`, "messages[0].reminders[0].part_index"},
-		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", 1000) }, `longer than`, "messages[0].id"},
+		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", chat.MaxNameLen+1) }, `longer than`, "messages[0].id"},
 		{"control character", func(e *store.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`, "chat.id"},
 		{"year 10000", func(e *store.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`, "messages[0].created_at"},
 

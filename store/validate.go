@@ -6,7 +6,6 @@ import (
 	"math"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/jsonpos"
@@ -14,7 +13,6 @@ import (
 
 // Limits on what the store accepts, so that a hostile import cannot exhaust it.
 const (
-	maxIDLen    = 256            // ids and names, in bytes
 	maxTitleLen = 4096           // chat titles, in bytes
 	maxParts    = 10_000         // parts of one message
 	maxMessages = 2 << 20        // messages of one imported chat
@@ -28,20 +26,11 @@ const (
 // plus completion): the sums over an imported chat fit in an int64, in Go and in SQLite.
 const _ uint64 = math.MaxInt64 - maxTurns*2*maxTokens
 
-// checkName reports an id or name that is empty, too long, not UTF-8 or holds control
-// characters.
+// checkName reports an id or name that the engine's stores all refuse (chat.CheckName):
+// empty, too long, not UTF-8 or holding control characters.
 func checkName(kind, s string) error {
-	if s == "" {
-		return invalidf("empty %s", kind)
-	}
-	if len(s) > maxIDLen {
-		return invalidf("%s %.40q…: longer than %d bytes", kind, s, maxIDLen)
-	}
-	if !utf8.ValidString(s) {
-		return invalidf("%s %q: not valid UTF-8", kind, s)
-	}
-	if hasControl(s, false) {
-		return invalidf("%s %q: control character", kind, s)
+	if err := chat.CheckName(kind, s); err != nil {
+		return invalidf("%v", err)
 	}
 	return nil
 }

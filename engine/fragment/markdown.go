@@ -15,22 +15,30 @@ type markdownRenderer struct{ opt Options }
 // Render implements Renderer.
 func (r markdownRenderer) Render(frags []Fragment) string {
 	w := mdWriter{group: r.opt.GroupFragments, buf: make([]byte, 0, 4096)}
-	if w.group {
-		for _, g := range groupByName(frags) {
-			mark, inner := w.section(plural(g.name))
-			for _, f := range g.frags {
-				w.keyed(f.Name, f.Data, 0)
-			}
-			w.end(mark, inner)
+	if !w.group {
+		w.sections(frags)
+		return trimNewline(w.buf)
+	}
+	for _, g := range groupByName(frags) {
+		parent := groupName(g.name)
+		if parent == "" {
+			w.sections(g.frags)
+			continue
 		}
-	} else {
-		for _, f := range frags {
-			mark, inner := w.section(f.Name)
-			w.body(f, 0)
-			w.end(mark, inner)
-		}
+		mark, inner := w.section(parent)
+		w.plain(g.frags, 0)
+		w.end(mark, inner)
 	}
 	return trimNewline(w.buf)
+}
+
+// sections writes each fragment as a section of its own, named after it.
+func (w *mdWriter) sections(frags []Fragment) {
+	for _, f := range frags {
+		mark, inner := w.section(f.Name)
+		w.body(f, 0)
+		w.end(mark, inner)
+	}
 }
 
 // mdWriter appends markdown lines, each ended by a newline.
@@ -78,9 +86,7 @@ func (w *mdWriter) body(f Fragment, depth int) {
 
 func (w *mdWriter) fragments(frags []Fragment, depth int) {
 	if !w.group {
-		for _, f := range frags {
-			w.keyed(f.Name, f.Data, depth)
-		}
+		w.plain(frags, depth)
 		return
 	}
 	for _, g := range groupByName(frags) {
@@ -88,12 +94,23 @@ func (w *mdWriter) fragments(frags []Fragment, depth int) {
 	}
 }
 
-// grouped writes `- **plural**:` holding the fragments of one name.
-func (w *mdWriter) grouped(name string, frags []Fragment, depth int) {
-	mark, inner := w.header(plural(name), depth)
+// plain writes fragments one after the other as `- **name**: …`, with no parent.
+func (w *mdWriter) plain(frags []Fragment, depth int) {
 	for _, f := range frags {
-		w.keyed(f.Name, f.Data, depth+1)
+		w.keyed(f.Name, f.Data, depth)
 	}
+}
+
+// grouped writes `- **plural**:` holding the fragments of one name, or the fragments side by
+// side when the name has no other plural.
+func (w *mdWriter) grouped(name string, frags []Fragment, depth int) {
+	parent := groupName(name)
+	if parent == "" {
+		w.plain(frags, depth)
+		return
+	}
+	mark, inner := w.header(parent, depth)
+	w.plain(frags, depth+1)
 	w.end(mark, inner)
 }
 

@@ -25,7 +25,8 @@ func Formats() []string {
 type Options struct {
 	// GroupFragments puts fragments under a parent named with the plural of their name
 	// (<hints><hint>…), at every level, even a name that appears once. In TOML and TOON the
-	// group is a key holding a list.
+	// group is a key holding a list. A name that is its own plural (data, news,
+	// available_skills) gets no parent (see groupName).
 	GroupFragments bool
 }
 
@@ -126,6 +127,17 @@ func formatFloat(f float64) string {
 type group struct {
 	name  string
 	frags []Fragment
+}
+
+// groupName returns the name of the parent that groups the fragments named name: the plural
+// of the name, or "" when the plural is the name itself (data, news, available_skills).
+// Those fragments are written as without grouping, side by side, rather than nested in a
+// parent of the same name (<data><data>…).
+func groupName(name string) string {
+	if p := plural(name); p != name {
+		return p
+	}
+	return ""
 }
 
 // groupByName groups fragments by name, in the order each name first appears.

@@ -448,3 +448,30 @@ func TestRenderFileNewlines(t *testing.T) {
 		})
 	}
 }
+
+// TestGroupOwnPlural: with group_fragments, a name that is its own plural (data, news,
+// instructions, available_skills) gets no parent of the same name; its fragments are written
+// as without grouping, and what they hold is still grouped.
+func TestGroupOwnPlural(t *testing.T) {
+	top := []Fragment{New("data", String("a")), Hint("h"), New("data", String("b"))}
+	nested := []Fragment{Group("instructions", Hint("a"), New("news", String("n")))}
+	tests := []struct {
+		format string
+		frags  []Fragment
+		want   string
+	}{
+		{FormatXML, top, "<data>a</data>\n<data>b</data>\n<hints>\n  <hint>h</hint>\n</hints>"},
+		{FormatXML, nested, "<instructions>\n  <hints>\n    <hint>a</hint>\n  </hints>\n  <news>n</news>\n</instructions>"},
+		{FormatMarkdown, top, "## Data\na\n\n## Data\nb\n\n## Hints\n- **hint**: h"},
+		{FormatMarkdown, nested, "## Instructions\n- **hints**:\n  - **hint**: a\n- **news**: n"},
+		{FormatTOML, top, "data = [\"a\", \"b\"]\n\nhints = [\"h\"]"},
+		{FormatTOML, nested, "[instructions]\nhints = [\"a\"]\nnews = \"n\""},
+		{FormatTOON, top, "data[2]: a,b\nhints[1]: h"},
+		{FormatTOON, nested, "instructions:\n  hints[1]: a\n  news: n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.format+" "+tt.frags[0].Name, func(t *testing.T) {
+			runRenderCases(t, tt.format, []renderCase{{"grouped", tt.frags, true, tt.want}})
+		})
+	}
+}

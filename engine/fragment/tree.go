@@ -9,7 +9,8 @@ import (
 // ordered objects (tobj), arrays (tarr) and scalars (String with clean text, Int, Float,
 // Bool). Same-named fragments at one level share one key, at the place of the first: a single
 // one is its value, several make a list. With GroupFragments the key is the plural name and
-// always holds a list. Empty values are left out.
+// always holds a list, except for a name that is its own plural (see groupName), which is
+// keyed as without grouping. Empty values are left out.
 
 // tobj is an ordered object with unique keys.
 type tobj struct {
@@ -74,11 +75,12 @@ func addFragments(o *tobj, frags []Fragment, group bool) {
 		if v == nil {
 			continue
 		}
-		if group {
-			o.appendTo(plural(validKey(f.Name)), v)
-		} else {
-			o.merge(validKey(f.Name), v)
+		key := validKey(f.Name)
+		if group && groupName(key) != "" {
+			o.appendTo(groupName(key), v)
+			continue
 		}
+		o.merge(key, v)
 	}
 }
 

@@ -27,9 +27,7 @@ type xmlWriter struct {
 
 func (w *xmlWriter) fragments(frags []Fragment, depth int) {
 	if !w.group {
-		for _, f := range frags {
-			w.value(f.Name, f.Data, depth)
-		}
+		w.plain(frags, depth)
 		return
 	}
 	for _, g := range groupByName(frags) {
@@ -37,14 +35,25 @@ func (w *xmlWriter) fragments(frags []Fragment, depth int) {
 	}
 }
 
-// grouped writes fragments of one name under their plural parent.
+// plain writes fragments one after the other, with no parent.
+func (w *xmlWriter) plain(frags []Fragment, depth int) {
+	for _, f := range frags {
+		w.value(f.Name, f.Data, depth)
+	}
+}
+
+// grouped writes fragments of one name under their plural parent, or side by side when the
+// name has no other plural.
 func (w *xmlWriter) grouped(name string, frags []Fragment, depth int) {
-	tag := xmlName(plural(name))
+	parent := groupName(name)
+	if parent == "" {
+		w.plain(frags, depth)
+		return
+	}
+	tag := xmlName(parent)
 	mark := w.open(tag, depth)
 	inner := len(w.buf)
-	for _, f := range frags {
-		w.value(f.Name, f.Data, depth+1)
-	}
+	w.plain(frags, depth+1)
 	w.close(tag, depth, mark, inner)
 }
 

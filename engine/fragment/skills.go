@@ -8,14 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/yamlx"
 )
 
 // Skill is one skill of a skills folder: the name and description from the front matter of
@@ -131,10 +130,8 @@ func relPath(base, path string) string {
 	return filepath.ToSlash(path)
 }
 
-// yamlLine finds the line number in a yaml.v3 error message.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // readSkill reads the front matter of a SKILL.md. nameAt is the line and column of its name.
+// The front matter starts on line 2, after the opening ---: its line n is line n+1 of the file.
 func readSkill(file string) (s Skill, nameAt [2]int, errs diag.List) {
 	fail := func(line, col int, format string, args ...any) (Skill, [2]int, diag.List) {
 		return Skill{}, [2]int{}, diag.List{diag.Errorf(file, line, col, format, args...)}
@@ -143,19 +140,18 @@ func readSkill(file string) (s Skill, nameAt [2]int, errs diag.List) {
 	if msg != "" {
 		return fail(1, 1, "%s", msg)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(fm, &doc); err != nil {
-		line, text := 1, strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			text = m[2]
+	m, err := yamlx.Parse(file, fm)
+	if err != nil {
+		line, col, text := 1, 1, err.Error()
+		var de *diag.Error
+		if errors.As(err, &de) {
+			line, col, text = de.Line, de.Col, strings.TrimPrefix(de.Msg, "invalid YAML: ")
 		}
-		return fail(line+1, 1, "bad front matter: %s", text)
+		return fail(line+1, col, "bad front matter: %s", text)
 	}
-	if len(doc.Content) == 0 {
+	if m == nil {
 		return fail(2, 1, "front matter is empty: it needs name and description")
 	}
-	m := doc.Content[0]
 	if m.Kind != yaml.MappingNode {
 		return fail(m.Line+1, m.Column, "front matter must be a mapping with name and description, got %s", describe(m))
 	}

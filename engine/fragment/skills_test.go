@@ -63,8 +63,12 @@ func TestLoadSkillsErrors(t *testing.T) {
 		{"no front matter", "# Title\n", "FILE:1:1: missing front matter: SKILL.md must start with a --- line"},
 		{"not closed", "---\nname: a\n", "FILE:1:1: front matter is not closed by a --- line"},
 		{"empty", "---\n---\n", "FILE:2:1: front matter is empty: it needs name and description"},
-		{"yaml error", "---\nname: a\ndescription: [x\n---\n", "FILE:2:1: bad front matter: did not find expected ',' or ']'"},
-		{"yaml line", "---\nname: a\n  bad: indent\n---\n", "FILE:3:1: bad front matter: mapping values are not allowed in this context"},
+		// syntax errors: the parser's line and column, moved down past the opening --- line
+		{"yaml error", "---\nname: a\ndescription: [x\n---\n", "FILE:3:14: bad front matter: sequence end token ']' not found"},
+		{"yaml line", "---\nname: a\n  bad: indent\n---\n", "FILE:3:6: bad front matter: mapping value is not allowed in this context"},
+		{"yaml quote", "---\nname: a\ndescription: d\nlicense: \"MIT\n---\n", "FILE:4:10: bad front matter: could not find end character of double-quoted text"},
+		{"yaml tab", "---\nname: a\n\tdescription: d\n---\n", "FILE:3:1: bad front matter: found character '\t' that cannot start any token"},
+		{"yaml with a BOM and CRLF", "\uFEFF---\r\nname: a\r\ndescription: [x\r\n---\r\n", "FILE:3:14: bad front matter: sequence end token ']' not found"},
 		{"not mapping", "---\n- a\n---\n", "FILE:2:1: front matter must be a mapping with name and description, got a list"},
 		{"missing name", "---\ndescription: d\n---\n", `FILE:2:1: front matter is missing "name"`},
 		{"missing both", "---\nlicense: MIT\n---\n", "FILE:2:1: front matter is missing \"name\"\nFILE:2:1: front matter is missing \"description\""},
@@ -121,5 +125,17 @@ func TestDecodeSkillsErrorPosition(t *testing.T) {
 	want := filepath.Join(dir, "skills", "bad", "SKILL.md") + `:2:1: front matter is missing "description"`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestLoadSkillsGoccyYAML: front matter is read like a context file, so valid YAML that
+// yaml.v3 rejects (a `?` ending a plain scalar in a flow mapping) is accepted.
+func TestLoadSkillsGoccyYAML(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, dir, "faq", "---\nname: faq\ndescription: Answer questions\nmetadata: {question: What is churn?, answer: x}\n---\n")
+	got, err := LoadSkills(dir, DecodeOptions{BaseDir: dir})
+	want := []Skill{{Name: "faq", Description: "Answer questions", Path: "faq/SKILL.md"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, %v, want %+v", got, err, want)
 	}
 }

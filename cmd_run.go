@@ -93,6 +93,9 @@ func (a *app) runCommand() *cobra.Command {
 					_ = writeJSONLine(a.stdout, t)
 					return
 				}
+				if res.PlannedOn != "" {
+					fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
+				}
 				user := st.User
 				if st.Kind == script.StepRegenerate {
 					user = "(regenerated reply)"

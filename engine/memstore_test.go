@@ -79,30 +79,6 @@ func TestMemStoreOverlay(t *testing.T) {
 	}
 }
 
-// TestConflict checks that a session whose branch head moved under it gets ErrConflict,
-// reloads, and can send the turn again.
-func TestConflict(t *testing.T) {
-	h := newHarness(t, `reminders: [{id: r, text: R., max_per_chat: 2}]`)
-	h.sendN(1)
-	other, err := h.eng.Open(h.ctx, "chat-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.send("from the first session", at(2))
-	_, err = other.Send(h.ctx, UserInput{Text: "from the second", At: at(3)}, &Scripted{Text: "ok"})
-	wantErrIs(t, err, ErrConflict)
-	if other.TurnCount() != 2 {
-		t.Fatalf("after the conflict: got %d turns, want the reloaded 2", other.TurnCount())
-	}
-	res, err := other.Send(h.ctx, UserInput{Text: "from the second", At: at(3)}, &Scripted{Text: "ok"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Plan.Turn != 3 || summary(decision(t, res.Plan.Decisions, "r")) != "r:cap_reached (emitted 2 of 2)" {
-		t.Errorf("got turn %d, %s; want turn 3 with r capped", res.Plan.Turn, summary(decision(t, res.Plan.Decisions, "r")))
-	}
-}
-
 // TestDecisionJSONRoundTrip checks that recorded decisions read back equal.
 func TestDecisionJSONRoundTrip(t *testing.T) {
 	h := newHarness(t, `

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -31,7 +32,8 @@ func NextBranchName(from string, taken []string) string {
 	}
 }
 
-func (s *Session) newBranchName(ctx context.Context) (string, error) {
+// newBranchName returns the name of a new branch made from branch from.
+func (s *Session) newBranchName(ctx context.Context, from string) (string, error) {
 	list, err := s.Branches(ctx)
 	if err != nil {
 		return "", fmt.Errorf("list branches: %w", err)
@@ -40,7 +42,26 @@ func (s *Session) newBranchName(ctx context.Context) (string, error) {
 	for i, b := range list {
 		names[i] = b.Name
 	}
-	return NextBranchName(s.view.name, names), nil
+	return NextBranchName(from, names), nil
+}
+
+// maxNameTries bounds the names onNewBranch tries.
+const maxNameTries = 10
+
+// onNewBranch calls create with the name of a new branch made from branch from, and again
+// with the next free name while another writer takes the name first (create returns
+// ErrConflict), up to maxNameTries names.
+func (s *Session) onNewBranch(ctx context.Context, from string, create func(name string) error) error {
+	for try := 1; ; try++ {
+		name, err := s.newBranchName(ctx, from)
+		if err != nil {
+			return err
+		}
+		err = create(name)
+		if !errors.Is(err, chat.ErrConflict) || try == maxNameTries {
+			return err
+		}
+	}
 }
 
 // userTurn returns the index on the path of turn n's user message.
@@ -58,7 +79,7 @@ func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*Tu
 	if err != nil {
 		return nil, err
 	}
-	name, err := s.newBranchName(ctx)
+	name, err := s.newBranchName(ctx, s.view.name)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +113,7 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 			return nil, fmt.Errorf("read the decisions of turn %d: %w", turn.Number, err)
 		}
 	}
-	name, err := s.newBranchName(ctx)
+	name, err := s.newBranchName(ctx, s.view.name)
 	if err != nil {
 		return nil, err
 	}
@@ -212,12 +233,13 @@ func (s *Session) Rewind(ctx context.Context, n int) error {
 
 // branchAt creates a new branch whose head is message id, and switches to it.
 func (s *Session) branchAt(ctx context.Context, id string) error {
-	name, err := s.newBranchName(ctx)
+	var name string
+	err := s.onNewBranch(ctx, s.view.name, func(n string) error {
+		name = n
+		b := chat.Branch{Name: name, Head: id, Parent: s.view.name, CreatedAt: s.e.now()}
+		return s.e.store.CreateBranch(ctx, s.chat.ID, b, true)
+	})
 	if err != nil {
-		return err
-	}
-	b := chat.Branch{Name: name, Head: id, Parent: s.view.name, CreatedAt: s.e.now()}
-	if err := s.e.store.CreateBranch(ctx, s.chat.ID, b, true); err != nil {
 		return fmt.Errorf("create branch %s: %w", name, err)
 	}
 	if i := s.view.indexOf(id); i >= 0 {

@@ -84,6 +84,11 @@ type TurnResult struct {
 	Plan      *Plan
 	Assistant chat.Message
 	Turn      chat.Turn
+	// PlannedOn names the branch the turn was planned on when another writer wrote to it
+	// before the turn was saved (moved its head, or made it first): the turn was then saved
+	// on a new branch made at the same place (Turn.Branch), and the session switched to
+	// it. It is empty otherwise.
+	PlannedOn string
 
 	cost *float64
 }
@@ -141,8 +146,13 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		commit.NewChat = &c
 	}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
-	if err := s.e.store.Commit(context.WithoutCancel(ctx), commit); err != nil {
-		return nil, s.commitError(context.WithoutCancel(ctx), &commit, err)
+	ctx = context.WithoutCancel(ctx)
+	err = s.e.store.Commit(ctx, commit)
+	if errors.Is(err, chat.ErrConflict) {
+		err = s.saveAside(ctx, &commit, res)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("save turn: %w", err)
 	}
 	s.draft = false
 	for i := range msgs {
@@ -156,17 +166,35 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	return res, out.err
 }
 
-// commitError reports a commit that failed: nothing of it was written. When another
-// writer moved the head of the branch (a conflict), the branch is read again so that the
-// turn can be sent again; a new branch or chat the commit would have made was not.
-func (s *Session) commitError(ctx context.Context, c *chat.Commit, err error) error {
-	if c.NewChat != nil || c.NewBranch != nil || !errors.Is(err, chat.ErrConflict) {
-		return fmt.Errorf("save turn: %w", err)
+// saveAside saves a turn that another writer got in the way of (it moved the head of the
+// branch, or made the new branch or the chat first) on a new branch made where the turn
+// was planned: from the same branch, at the same head. The turn is saved as it was sent,
+// and the session switches to the new branch; res.PlannedOn names the branch the turn was
+// planned on. Nothing is saved if the names of new branches keep being taken.
+func (s *Session) saveAside(ctx context.Context, c *chat.Commit, res *TurnResult) error {
+	fork := chat.Branch{Head: c.ExpectHead, Parent: c.Branch, CreatedAt: res.Assistant.CreatedAt}
+	if c.NewBranch != nil {
+		fork = *c.NewBranch
 	}
-	if rerr := s.load(ctx, c.Branch); rerr != nil {
-		return fmt.Errorf("save turn: %w (and reload failed: %v)", err, rerr)
+	if c.NewChat != nil { // the other writer saved the chat first: this is its chat now
+		saved, err := s.e.store.Chat(ctx, c.ChatID)
+		if err != nil {
+			return err
+		}
+		s.chat, s.draft, c.NewChat = saved, false, nil
 	}
-	return fmt.Errorf("save turn: %w", err)
+	err := s.onNewBranch(ctx, fork.Parent, func(name string) error {
+		fork.Name = name
+		c.Branch, c.NewBranch, c.Activate = name, &fork, true
+		c.Turns[0].Branch = name
+		return s.e.store.Commit(ctx, *c)
+	})
+	if err != nil {
+		return err
+	}
+	res.PlannedOn, res.Turn.Branch = s.view.name, fork.Name
+	s.setView(s.view.prefix(fork.Name, len(s.view.path)))
+	return nil
 }
 
 // record builds the assistant message and the turn record of a reply.

@@ -207,6 +207,7 @@ func (s *Session) whenContext(user *chat.Message) *predicates.WhenContext {
 	return wc
 }
 
-// ErrConflict is returned when another writer moved the branch head: the session reloads
-// the branch, and the turn can be sent again.
+// ErrConflict is returned for a chat id that is taken (Create), or when another writer
+// kept taking the names of the new branches a step tried. A turn whose branch another
+// writer moved is not lost: it is saved on a new branch (see TurnResult.PlannedOn).
 var ErrConflict = chat.ErrConflict

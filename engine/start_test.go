@@ -48,12 +48,21 @@ func TestStartSavesWithFirstTurn(t *testing.T) {
 	if c := saved.Chat(); c.Title != "New" || saved.TurnCount() != 1 || len(saved.Messages()) != 2 {
 		t.Errorf("got chat %q with %d turns, %d messages; want New, 1, 2", c.Title, saved.TurnCount(), len(saved.Messages()))
 	}
-	// A second chat started with a taken id fails at its first turn and changes nothing.
+	// A second chat started with a taken id (another writer saved it first) saves its
+	// first turn in that chat, on a new branch from the root; main is left as it was.
 	dup := h.eng.Start(chat.Chat{ID: "new", Title: "Dup"})
-	if _, err := dup.Send(h.ctx, UserInput{Text: "again", At: at(3)}, &Scripted{Text: "no"}); !errors.Is(err, chat.ErrConflict) {
-		t.Errorf("first turn of a chat whose id is taken: got %v, want ErrConflict", err)
+	res, err := dup.Send(h.ctx, UserInput{Text: "again", At: at(3)}, &Scripted{Text: "yes"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if again, err := h.eng.Open(h.ctx, "new"); err != nil || again.Chat().Title != "New" || again.TurnCount() != 1 {
-		t.Errorf("the taken chat changed: %v", err)
+	if !dup.Saved() || dup.Branch() != "main-v2" || res.PlannedOn != "main" || dup.TurnCount() != 1 || dup.Chat().Title != "New" {
+		t.Errorf("got saved %v, branch %s (planned on %s), %d turns, title %q; want saved on main-v2, 1 turn, the chat's title New",
+			dup.Saved(), dup.Branch(), res.PlannedOn, dup.TurnCount(), dup.Chat().Title)
+	}
+	if again, err := h.eng.Open(h.ctx, "new"); err != nil || again.Branch() != "main-v2" || again.Chat().Title != "New" || pathTexts(again)[0] != "u:again"+tag("R.") {
+		t.Errorf("reopened: got %v, want the chat New on main-v2 with the second writer's turn", err)
+	}
+	if err := saved.Switch(h.ctx, "main"); err != nil || saved.TurnCount() != 1 || pathTexts(saved)[0] != "u:hello"+tag("R.") {
+		t.Errorf("main changed: %v %q", err, pathTexts(saved))
 	}
 }

@@ -29,6 +29,10 @@ type Trace struct {
 	// Removed lists, under replay --context, the recorded decisions the new file no
 	// longer has.
 	Removed []Removed `json:"removed,omitempty"`
+	// PlannedOn names the branch a turn was planned on when another writer wrote to it
+	// before the turn was saved: the turn is on Branch, a new branch made at the same
+	// place (see TurnResult.PlannedOn).
+	PlannedOn string `json:"planned_on,omitempty"`
 }
 
 // MarshalJSON writes the trace as spec/headless.md shows it, with <, > and & unescaped.
@@ -74,9 +78,10 @@ func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
 		Error     string          `json:"error,omitempty"`
 		NotRec    bool            `json:"not_recorded,omitempty"`
 		Removed   []Removed       `json:"removed,omitempty"`
+		PlannedOn string          `json:"planned_on,omitempty"`
 	}
 	rest, err := chat.Marshal(tail{Assistant: t.Assistant, Usage: t.Usage, Latency: t.Latency, Error: t.Error,
-		NotRec: t.NotRecorded, Removed: t.Removed})
+		NotRec: t.NotRecorded, Removed: t.Removed, PlannedOn: t.PlannedOn})
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +152,7 @@ func (r *TurnResult) trace(chatID string) Trace {
 		Usage:     usageTrace(&r.Turn, p.bySource()),
 		Latency:   LatencyTrace{TTFT: r.Turn.TTFT.Milliseconds(), Total: r.Turn.Latency.Milliseconds()},
 		Error:     r.Turn.Error,
+		PlannedOn: r.PlannedOn,
 	}
 	return t
 }

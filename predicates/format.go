@@ -1,7 +1,6 @@
 package predicates
 
 import (
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -75,9 +74,9 @@ func fmtNum(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// fmtScore formats a BM25 score with at most four decimals.
+// fmtScore formats a BM25 score with two decimals (1.42), as the skills builtin shows it.
 func fmtScore(f float64) string {
-	return strconv.FormatFloat(math.Round(f*1e4)/1e4, 'f', -1, 64)
+	return strconv.FormatFloat(f, 'f', 2, 64)
 }
 
 // fmtDuration formats d, rounded to milliseconds, as a duration literal: 1d2h3m4s5ms, or 0.

@@ -137,6 +137,7 @@ instructions: [{id: i, mode: Night, prompt: Sleep., if: dayChanged()}]`, before:
 		{name: "order: empty text before cap", src: `reminders: [{id: r, template: "{{if eq .Turn 1}}x{{end}}", max_per_chat: 1}]`, before: 1, id: "r", want: "r:empty_text (the template rendered blank)"},
 		{name: "order: cap before rate limit", src: `reminders: [{id: r, text: Hi., max_per_chat: 1, min_turns_between: 3}]`, before: 1, id: "r", want: "r:cap_reached (emitted 1 of 1)"},
 	}
+	seen := map[string]bool{ReasonBudgetTrimmed: true} // TestBudget covers it
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, tc.src)
@@ -157,7 +158,14 @@ instructions: [{id: i, mode: Night, prompt: Sleep., if: dayChanged()}]`, before:
 			if strings.Contains(d.Detail, "unknown time zone") && (d.Trace == nil || !d.Trace.HasError()) {
 				t.Errorf("got trace %+v, want the error kept in the trace", d.Trace)
 			}
+			seen[d.Reason] = true
 		})
+	}
+	for _, r := range []string{ReasonFired, ReasonPredicateFalse, ReasonPredicateError, ReasonDisabled, ReasonNotInMode,
+		ReasonCapReached, ReasonRateLimited, ReasonBudgetTrimmed, ReasonEmptyText, ReasonDeferredToModel} {
+		if !seen[r] {
+			t.Errorf("no case gives reason %s", r)
+		}
 	}
 }
 
@@ -198,8 +206,9 @@ func TestBudget(t *testing.T) {
 			for _, d := range p.Decisions {
 				if d.Reason == ReasonBudgetTrimmed {
 					trimmed = append(trimmed, d.ID)
-					if d.Fired || d.Tokens != 4 || !strings.Contains(d.Detail, "budget "+itoa(tc.budget)) {
-						t.Errorf("%s: got fired %v tokens %d detail %q, want not fired, 4 tokens, detail naming the budget", d.ID, d.Fired, d.Tokens, d.Detail)
+					detail := "fired reminders needed 20 tokens, budget " + itoa(tc.budget) + "; dropped 4 tokens"
+					if d.Fired || d.Tokens != 4 || d.Detail != detail {
+						t.Errorf("%s: got fired %v tokens %d detail %q, want not fired, 4 tokens, detail %q", d.ID, d.Fired, d.Tokens, d.Detail, detail)
 					}
 				}
 			}

@@ -385,6 +385,11 @@ func importOpenAIShapes(t *testing.T, dir, db string) int {
 		}
 		ids = append(ids, id)
 	}
+	// A request body ends with the question it asks: replayed as a turn with no reply.
+	if out := mustRunCtxlab(t, "replay", ids[0], "--db", db); !strings.Contains(out, "user:            and now?\n  fired:           none\n  assistant:       (no reply)") ||
+		!strings.Contains(out, "── 2 turns replayed") {
+		t.Errorf("replay of an array ending with a question: got\n%s\nwant its last turn with no reply", out)
+	}
 	ctxFile, err := filepath.Abs("testdata/cli/export.ctx.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -148,7 +148,10 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 			fmt.Fprintf(w, "  %-16s %s\n", "finish:", a.FinishReason)
 		}
 	}
-	if t.Assistant == nil { // a preview: nothing was sent
+	if t.Assistant == nil && t.ChatID != "" { // a saved turn no reply answers (a preview has no chat)
+		fmt.Fprintf(w, "  %-16s %s\n", "assistant:", "(no reply)")
+	}
+	if t.Assistant == nil { // a preview, or no reply
 		fmt.Fprintf(w, "  %-16s prompt ~%d (estimated)\n", "tokens:", t.Usage.Estimated.PromptTokens)
 	} else {
 		fmt.Fprintf(w, "  %-16s %s\n", "tokens:", tokenLine(t.Usage))

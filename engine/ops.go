@@ -176,16 +176,20 @@ func (s *Session) lastTurn(ctx context.Context) (*chat.Turn, int, error) {
 	return &t, uidx, nil
 }
 
-// unrecordedTurn makes the record of a turn (a user message and its reply) that the chat
-// holds none of, as in a chat imported from OpenAI messages: the system prompt the import
-// kept in the chat's metadata, the engine's model, parameters and tools, and no
-// decisions. usage is the chat's usage before the turn.
+// unrecordedTurn makes the record of a turn (a user message and its reply asst, nil when
+// none answers it) that the chat holds none of, as in a chat imported from OpenAI
+// messages: the system prompt the import kept in the chat's metadata, the engine's model,
+// parameters and tools, and no decisions. usage is the chat's usage before the turn.
 func (s *Session) unrecordedTurn(number int, user, asst *chat.Message, usage chat.Usage) chat.Turn {
 	e := s.e
 	system, _ := s.chat.Metadata["system_prompt"].(string)
-	return chat.Turn{Number: number, Branch: s.view.name, At: user.CreatedAt, UserMessageID: user.ID, AssistantMessageID: asst.ID,
+	t := chat.Turn{Number: number, Branch: s.view.name, At: user.CreatedAt, UserMessageID: user.ID,
 		Request: chat.SentRequest{Model: e.model, SystemPrompt: system, Tools: e.cache.tools, Temperature: e.params.Temperature,
 			TopP: e.params.TopP, MaxTokens: e.params.MaxTokens, Seed: e.params.Seed, ChatUsage: usage}}
+	if asst != nil {
+		t.AssistantMessageID = asst.ID
+	}
+	return t
 }
 
 // rebuild makes the request a recorded turn sent, from its record and the branch path

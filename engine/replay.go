@@ -53,9 +53,15 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 			return fmt.Errorf("replay chat %q: %w", chatID, err)
 		}
 	}
-	recorded := make(map[string]*chat.Turn, len(turns)) // by assistant message
+	// Turns by their assistant message, or by their user message when they have none (a
+	// turn that failed before a reply).
+	recorded := make(map[string]*chat.Turn, len(turns))
 	for i := range turns {
-		recorded[turns[i].AssistantMessageID] = &turns[i]
+		key := turns[i].AssistantMessageID
+		if key == "" {
+			key = turns[i].UserMessageID
+		}
+		recorded[key] = &turns[i]
 	}
 	// A session over the growing prefix of the branch gives the request form of the
 	// history and, when re-evaluating, the counters of what the new file fires.
@@ -63,15 +69,20 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	var usage chat.Usage // the chat's usage before each turn, for unrecorded turns
 	for i := 0; i < len(path); i++ {
 		user := &path[i]
-		reply := replyTo(path, i)
-		if user.Role != chat.RoleUser || reply < 0 {
+		if user.Role != chat.RoleUser {
 			s.view.append(user)
 			continue
 		}
-		asst := &path[reply]
+		// A user message no reply answers (a turn that failed, the end of an imported
+		// request) is a turn too, with no assistant message.
+		reply, key := replyTo(path, i), user.ID
+		var asst *chat.Message
+		if reply >= 0 {
+			asst, key = &path[reply], path[reply].ID
+		}
 		number := len(s.view.users) + 1
 		var t chat.Turn
-		switch rec := recorded[asst.ID]; {
+		switch rec := recorded[key]; {
 		case rec != nil && complete:
 			t = *rec
 		case rec != nil:
@@ -82,7 +93,7 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 			t = s.unrecordedTurn(number, user, asst, usage)
 		}
 		tr := s.recordedTrace(&t, user, asst)
-		tr.NotRecorded = recorded[asst.ID] == nil
+		tr.NotRecorded = recorded[key] == nil
 		sent, fired := user, t.Fired
 		if reevaluate {
 			sent, fired, err = s.reevaluate(tr, &t, user)
@@ -94,12 +105,18 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 		if err != nil {
 			return err
 		}
-		s.view.append(sent)
-		for i++; i <= reply; i++ {
-			s.view.append(&path[i])
+		if tr.NotRecorded {
+			s.estimateUnrecorded(&t, tr, asst, reevaluate)
 		}
-		i--
-		s.view.addTurn(&chat.Turn{Number: t.Number, AssistantMessageID: asst.ID, Fired: fired})
+		s.view.append(sent)
+		if asst != nil {
+			for i++; i <= reply; i++ {
+				s.view.append(&path[i])
+			}
+			i--
+			// As on a live branch, only an answered turn counts its reminders.
+			s.view.addTurn(&chat.Turn{Number: t.Number, AssistantMessageID: asst.ID, Fired: fired})
+		}
 		usage = usage.Add(t.Counted())
 		if err := fn(tr); err != nil {
 			return err
@@ -124,15 +141,37 @@ func replyTo(path []chat.Message, i int) int {
 
 // recordedTrace rebuilds the trace of a recorded turn, but for its request and
 // decisions: the caller adds them, as recorded or as re-evaluated.
+// asst is nil for a turn no reply answers.
 func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) *Trace {
-	return &Trace{
+	tr := &Trace{
 		ChatID: s.chat.ID, Turn: t.Number, Branch: t.Branch, At: FormatTime(t.At),
-		UserMessageID: user.ID, AssistantMessageID: asst.ID, SystemPrompt: t.Request.SystemPrompt,
-		Assistant: assistantTrace(asst, t.FinishReason),
-		Usage:     s.e.usageWithCost(t),
-		Latency:   LatencyTrace{TTFT: t.TTFT.Milliseconds(), Total: t.Latency.Milliseconds()},
-		Error:     t.Error,
+		UserMessageID: user.ID, SystemPrompt: t.Request.SystemPrompt,
+		Usage:   s.e.usageWithCost(t),
+		Latency: LatencyTrace{TTFT: t.TTFT.Milliseconds(), Total: t.Latency.Milliseconds()},
+		Error:   t.Error,
 	}
+	if asst != nil {
+		tr.AssistantMessageID, tr.Assistant = asst.ID, assistantTrace(asst, t.FinishReason)
+	}
+	return tr
+}
+
+// estimateUnrecorded gives a turn the chat holds no record of what a recorded turn
+// carries: the estimates of its request (unless re-evaluation set the new file's) and of
+// its reply. It has no cost: what it was sent to, and what that cost, is not known.
+func (s *Session) estimateUnrecorded(t *chat.Turn, tr *Trace, asst *chat.Message, reevaluated bool) {
+	count := s.e.cache.count
+	t.Estimated.PromptTokens = tr.Usage.Estimated.PromptTokens
+	if !reevaluated {
+		t.Estimated.PromptTokens = requestTokens(count, &tr.Request)
+	}
+	if asst != nil {
+		t.Estimated.CompletionTokens = count(asst.PlainText())
+	}
+	t.Estimated.TotalTokens = t.Estimated.PromptTokens + t.Estimated.CompletionTokens
+	tr.Usage.Estimated.PromptTokens = t.Estimated.PromptTokens
+	tr.Usage.Estimated.CompletionTokens = t.Estimated.CompletionTokens
+	tr.Usage.CostUSD = nil
 }
 
 // decodeRecorded decodes a turn's recorded decisions into ds: a *[]Decision, or a

@@ -223,6 +223,43 @@ func TestReplayUnrecorded(t *testing.T) {
 	}
 }
 
+// TestReplayUnanswered checks that a user message no reply answers (the end of an imported
+// request) is replayed as a turn of its own: no assistant, the request that would send it,
+// and, re-evaluated, the decisions the file makes for it.
+func TestReplayUnanswered(t *testing.T) {
+	h := newHarness(t, replaySrc, func(o *Options) {
+		o.Cost = func(string, chat.Usage) (float64, bool) { return 1, true } // every turn that may be priced is
+	})
+	h.importChat("hi", "hello", "and now?")
+	for _, reevaluate := range []bool{false, true} {
+		var got []*Trace
+		if err := h.eng.Replay(h.ctx, "chat-2", reevaluate, func(t *Trace) error {
+			got = append(got, t)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 {
+			t.Fatalf("re-evaluate %v: replayed %d turns, want 2", reevaluate, len(got))
+		}
+		last := got[1]
+		msgs := last.Request.Messages
+		if last.Turn != 2 || last.Assistant != nil || last.AssistantMessageID != "" || !last.NotRecorded ||
+			len(msgs) < 4 || msgs[len(msgs)-1].Role != chat.RoleUser || !strings.Contains(msgs[len(msgs)-1].Text(), "and now?") {
+			t.Errorf("re-evaluate %v: turn 2: got turn %d, assistant %+v (%q), not recorded %v, %d messages; want turn 2 with no reply, sending \"and now?\" last",
+				reevaluate, last.Turn, last.Assistant, last.AssistantMessageID, last.NotRecorded, len(msgs))
+		}
+		if reevaluate && len(last.Decisions) == 0 {
+			t.Errorf("re-evaluated turn 2: no decisions, want the file's")
+		}
+		// Unrecorded turns are estimated like recorded ones, and not priced.
+		if u := got[0].Usage; u.Estimated.PromptTokens <= 0 || u.Estimated.CompletionTokens <= 0 || u.CostUSD != nil ||
+			last.Usage.Estimated.PromptTokens <= 0 {
+			t.Errorf("re-evaluate %v: got usage %+v and %+v, want prompt and reply estimated, no cost", reevaluate, u, last.Usage)
+		}
+	}
+}
+
 // TestRegenerateUnrecorded checks that the last reply of a chat with no turn records can
 // be regenerated: the request is the one Replay rebuilds from the messages, the new reply
 // is a sibling on main-v2, and replaying the new branch shows it recorded.

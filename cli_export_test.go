@@ -306,8 +306,8 @@ func TestImportOpenAIArray(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", id, "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := e.Chat.Title, "Which orders of last week were refunded, and by whom? I need"; got != want {
-		t.Errorf("got title %q, want %q (the first user message's first 60 characters)", got, want)
+	if got, want := e.Chat.Title, "Which orders of last week were refunded, and by whom? I need…"; got != want {
+		t.Errorf("got title %q, want %q (the first user message's first 60 characters, the cut marked)", got, want)
 	}
 	if got := e.Chat.Metadata["imported_from"]; got != "export-import.openai.json" {
 		t.Errorf("got imported_from %v, want the file's base name", got)

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/google/uuid"
 	"github.com/spf13/cobra"
@@ -21,10 +20,6 @@ import (
 	"github.com/ctxlab/ctxlab/engine/transcript"
 	"github.com/ctxlab/ctxlab/store"
 )
-
-// importTitleLen is the length, in characters, of the title an imported OpenAI array gets
-// from its first user message.
-const importTitleLen = 60
 
 func (a *app) importCommand() *cobra.Command {
 	var newID bool
@@ -156,12 +151,12 @@ func readImport(path string, now time.Time, newID bool) (importFile, error) {
 	title := ""
 	for i := range im.Messages {
 		if im.Messages[i].Role == chat.RoleUser {
-			title = firstChars(transcript.UserText(&im.Messages[i]), importTitleLen)
+			title = chat.TitleFrom(transcript.UserText(&im.Messages[i]))
 			break
 		}
 	}
 	if title == "" {
-		title = firstChars(filepath.Base(path), importTitleLen)
+		title = chat.TitleFrom(filepath.Base(path))
 	}
 	imp.export = store.Export{
 		Format: store.ExportFormat, Version: store.ExportVersion,
@@ -272,14 +267,4 @@ func jsonSyntaxError(path string, b []byte, syn *json.SyntaxError) error {
 	}
 	line, col := jsonpos.LineCol(b, syn.Offset-1)
 	return &diag.Error{File: path, Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
-}
-
-// firstChars returns the first n characters of s with its white space collapsed, control
-// characters counted as white space (a title holds none).
-func firstChars(s string, n int) string {
-	s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	if r := []rune(s); len(r) > n {
-		return strings.TrimSpace(string(r[:n]))
-	}
-	return s
 }

@@ -67,8 +67,8 @@ func checkChat(c *chat.Chat) error {
 	if err := checkName("branch name", c.ActiveBranch); err != nil {
 		return invalidf("chat %q: active branch: %v", c.ID, err)
 	}
-	if len(c.Title) > maxTitleLen {
-		return invalidf("chat %q: title longer than %d bytes", c.ID, maxTitleLen)
+	if err := chat.CheckTitle(c.Title); err != nil {
+		return invalidf("chat %q: %v", c.ID, err)
 	}
 	if err := checkTime(c.CreatedAt, "chat "+quote(c.ID)); err != nil {
 		return err

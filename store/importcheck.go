@@ -312,7 +312,7 @@ func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
 }
 
 // checkImportedChat checks the chat record of an export, as checkChat does, naming the
-// field at fault. Its title may hold tabs and line breaks, no other control character.
+// field at fault.
 func checkImportedChat(c *chat.Chat) error {
 	if err := checkName("chat id", c.ID); err != nil {
 		return at(err, "chat", "id")
@@ -320,11 +320,8 @@ func checkImportedChat(c *chat.Chat) error {
 	if err := checkName("branch name", c.ActiveBranch); err != nil {
 		return exportErr(jsonpos.Path{"chat", "active_branch"}, "chat %q: active branch: %v", c.ID, err)
 	}
-	if len(c.Title) > maxTitleLen {
-		return exportErr(jsonpos.Path{"chat", "title"}, "chat %q: title longer than %d bytes", c.ID, maxTitleLen)
-	}
-	if hasControl(c.Title, true) {
-		return exportErr(jsonpos.Path{"chat", "title"}, "chat %q: title %.40q: control character", c.ID, c.Title)
+	if err := chat.CheckTitle(c.Title); err != nil {
+		return exportErr(jsonpos.Path{"chat", "title"}, "chat %q: %v", c.ID, err)
 	}
 	if err := checkTime(c.CreatedAt, "chat "+quote(c.ID)); err != nil {
 		return at(err, "chat", "created_at")

@@ -13,7 +13,6 @@ import (
 
 // Limits on what the store accepts, so that a hostile import cannot exhaust it.
 const (
-	maxTitleLen = 4096           // chat titles, in bytes
 	maxParts    = 10_000         // parts of one message
 	maxMessages = 2 << 20        // messages of one imported chat
 	maxTurns    = 2 << 20        // turns of one imported chat
@@ -33,17 +32,6 @@ func checkName(kind, s string) error {
 		return invalidf("%v", err)
 	}
 	return nil
-}
-
-// hasControl reports whether s holds a control character (C0 or DEL); with text, tabs and
-// line breaks do not count.
-func hasControl(s string, text bool) bool {
-	for _, r := range s {
-		if (r < 0x20 || r == 0x7f) && !(text && (r == '\t' || r == '\n' || r == '\r')) {
-			return true
-		}
-	}
-	return false
 }
 
 func checkRole(r chat.Role) bool {

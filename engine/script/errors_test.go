@@ -434,6 +434,14 @@ turns:
 		want: []string{`s.yaml:1:12: chat id must not be empty`},
 	},
 	{
+		name: "chat title with a control character",
+		yaml: `chat: {title: "bell\a"}
+turns:
+  - user: hi
+`,
+		want: []string{`s.yaml:1:15: chat title "bell\a": control character`},
+	},
+	{
 		name: "chat metadata list",
 		yaml: `chat: {metadata: [a]}
 turns:

@@ -109,14 +109,11 @@ func (r *Runner) open(ctx context.Context, s *Script) (*engine.Session, error) {
 	return r.Engine.Start(c), nil // saved with its first turn: a failed first turn leaves no chat
 }
 
+// firstUser is the title a chat gets from its first user message.
 func firstUser(s *Script) string {
 	for _, st := range s.Steps {
 		if st.User != "" {
-			r := []rune(st.User)
-			if len(r) > 60 {
-				return string(r[:60]) + "…"
-			}
-			return st.User
+			return chat.TitleFrom(st.User)
 		}
 	}
 	return ""

@@ -159,7 +159,12 @@ func (p *parser) chat(n *yaml.Node, c *ChatSpec) {
 		}
 	}
 	if v := fs.Get("title"); v != nil {
-		c.Title, _ = p.r.String(v, "chat title")
+		if s, ok := p.r.String(v, "chat title"); ok {
+			if err := chat.CheckTitle(s); err != nil {
+				p.r.Errorf(v, "chat %v", err)
+			}
+			c.Title = s
+		}
 	}
 	if v := fs.Get("metadata"); v != nil {
 		if _, ok := p.r.Mapping(v, "chat metadata"); ok {

@@ -163,7 +163,15 @@ func (s *Session) estimateUnrecorded(t *chat.Turn, tr *Trace, asst *chat.Message
 	count := s.e.cache.count
 	t.Estimated.PromptTokens = tr.Usage.Estimated.PromptTokens
 	if !reevaluated {
-		t.Estimated.PromptTokens = requestTokens(count, &tr.Request)
+		// requestTokens of the request, with the history's size taken from the view's
+		// running total rather than counted again on every turn.
+		req := &tr.Request
+		sys := 0
+		if len(req.Messages) > 0 && req.Messages[0].Role == chat.RoleSystem {
+			sys = 1
+		}
+		around := append(req.Messages[:sys:sys], req.Messages[sys+len(s.view.wire):]...)
+		t.Estimated.PromptTokens = s.view.historyTokens() + wireTokens(count, around) + toolTokens(count, req.Tools) + 3
 	}
 	if asst != nil {
 		t.Estimated.CompletionTokens = count(asst.PlainText())

@@ -252,6 +252,13 @@ func TestReplayUnanswered(t *testing.T) {
 		if reevaluate && len(last.Decisions) == 0 {
 			t.Errorf("re-evaluated turn 2: no decisions, want the file's")
 		}
+		if !reevaluate {
+			for _, tr := range got { // the running total of the history, exactly
+				if want := requestTokens(h.eng.cache.count, &tr.Request); tr.Usage.Estimated.PromptTokens != want {
+					t.Errorf("turn %d: estimated prompt %d, want the request's %d", tr.Turn, tr.Usage.Estimated.PromptTokens, want)
+				}
+			}
+		}
 		// Unrecorded turns are estimated like recorded ones, and not priced.
 		if u := got[0].Usage; u.Estimated.PromptTokens <= 0 || u.Estimated.CompletionTokens <= 0 || u.CostUSD != nil ||
 			last.Usage.Estimated.PromptTokens <= 0 {

@@ -363,6 +363,8 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		return b.String()
 	}
 	lines := strings.Split(good, "\n")
+	// Exact columns inside a message or turn are TestImportPositions's: here each element
+	// of the export is one long line.
 	tests := []struct {
 		name, content string
 		want          string // a regular expression the stderr must match
@@ -374,23 +376,23 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		{"trailing data", good + "{}", `^FILE:\d+:1: invalid character '\{' after top-level value$`},
 		{"not JSON", "hello", `^FILE:1:1: invalid character 'h' looking for beginning of value$`},
 		{"binary", "\x00\x01\x02", `^FILE:1:1: invalid character`},
-		{"type error", strings.Replace(good, `"turn": 1,`, `"turn": "one",`, 1), `^FILE:\d+:15: turns\[0\]\.turn: want an integer, not a string$`},
+		{"type error", strings.Replace(good, `"turn":1,`, `"turn":"one",`, 1), `^FILE:\d+:\d+: turns\[0\]\.turn: want an integer, not a string$`},
 		{"unknown field", strings.Replace(good, `"format": "ctxlab-chat",`, `"format": "ctxlab-chat", "extra": 1,`, 1), `^FILE:2:28: unknown field "extra" in the export \(known fields: format, version, chat, messages, branches, checkpoints, turns\)$`},
 		{"other format", `{"format": "other-tool", "messages": []}`, `^FILE:1:12: not a ctxlab chat export \(format "other-tool", want "ctxlab-chat"\)$`},
 		{"newer version", strings.Replace(good, `"version": 1,`, `"version": 9,`, 1), `^FILE:3:14: export version 9 is newer than this ctxlab \(1\); upgrade ctxlab$`},
 		{"parent cycle", mutate(func(e *store.Export) { e.Messages[0].ParentID = e.Messages[len(e.Messages)-1].ID }),
-			`^FILE:\d+:20: message "[^"]+": its ancestors form a cycle$`},
+			`^FILE:\d+:\d+: message "[^"]+": its ancestors form a cycle$`},
 		{"missing parent", mutate(func(e *store.Export) { e.Messages[3].ParentID = "nowhere" }),
-			`^FILE:\d+:20: message "[^"]+": parent "nowhere" is not a message of the chat$`},
+			`^FILE:\d+:\d+: message "[^"]+": parent "nowhere" is not a message of the chat$`},
 		{"head not a message", mutate(func(e *store.Export) { e.Branches[1].Head = "nowhere" }),
-			`^FILE:\d+:15: branch "main-v2": head "nowhere" is not a message of the chat$`},
+			`^FILE:\d+:\d+: branch "main-v2": head "nowhere" is not a message of the chat$`},
 		{"turn of another chat", mutate(func(e *store.Export) { e.Turns[0].ChatID = "export-1" }),
-			`^FILE:\d+:18: turn "[^"]+": chat id "export-1", want "imported-1"$`},
+			`^FILE:\d+:\d+: turn "[^"]+": chat id "export-1", want "imported-1"$`},
 		{"duplicate message", mutate(func(e *store.Export) { e.Messages = append(e.Messages, e.Messages[0]) }),
-			`^FILE:\d+:13: message "[^"]+" twice$`},
+			`^FILE:\d+:\d+: message "[^"]+" twice$`},
 		{"huge id", mutate(func(e *store.Export) { e.Chat.ID = strings.Repeat("x", 1100) }), `^FILE:5:11: chat id "x+"…: longer than 1024 bytes$`},
 		{"bad span", mutate(func(e *store.Export) { e.Messages[2].Reminders[0].End = 1 << 20 }),
-			`^FILE:\d+:18: message "[^"]+": reminder "concise": span \[\d+,1048576\) of part 0 out of range$`},
+			`^FILE:\d+:\d+: message "[^"]+": reminder "concise": span \[\d+,1048576\) of part 0 out of range$`},
 		{"deep nesting", `[` + strings.Repeat(`{"a":`, 12000), `^FILE:1:\d+: invalid character '\{' exceeded max depth$`},
 		{"no messages", `{"model": "gpt"}`, `^FILE:1:1: neither a ctxlab chat export \(no "format"\) nor an OpenAI request \(no "messages"\)$`},
 		{"empty array", `[]`, `^FILE:1:1: no messages to import$`},

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -84,13 +85,59 @@ func (d *DB) ExportChat(ctx context.Context, id string) (Export, error) {
 	return e, nil
 }
 
-// Encode writes e as indented JSON, with <, > and & left as they are. Export, Encode,
-// ReadExport, ImportChat and Export again give the same bytes.
+// Encode writes e as JSON, with <, > and & left as they are: the chat record indented, and
+// each message, branch, checkpoint and turn compact on a line of its own, so that an
+// export reads and diffs line by line and a long chat is written without re-indenting
+// megabytes. Export, Encode, ReadExport, ImportChat and Export again give the same bytes.
 func (e Export) Encode(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(e)
+	encode := func(v any) ([]byte, error) {
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, err
+		}
+		return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	}
+	fmt.Fprintf(bw, "{\n  \"format\": %q,\n  \"version\": %d,\n  \"chat\": ", e.Format, e.Version)
+	enc.SetIndent("  ", "  ")
+	b, err := encode(e.Chat)
+	if err != nil {
+		return err
+	}
+	bw.Write(b)
+	enc.SetIndent("", "")
+	lists := []struct {
+		name string
+		n    int
+		item func(i int) any
+	}{
+		{"messages", len(e.Messages), func(i int) any { return &e.Messages[i] }},
+		{"branches", len(e.Branches), func(i int) any { return &e.Branches[i] }},
+		{"checkpoints", len(e.Checkpoints), func(i int) any { return &e.Checkpoints[i] }},
+		{"turns", len(e.Turns), func(i int) any { return &e.Turns[i] }},
+	}
+	for _, l := range lists {
+		fmt.Fprintf(bw, ",\n  %q: [", l.name)
+		for i := range l.n {
+			if b, err = encode(l.item(i)); err != nil {
+				return err
+			}
+			if i > 0 {
+				bw.WriteByte(',')
+			}
+			bw.WriteString("\n    ")
+			bw.Write(b)
+		}
+		if l.n > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteByte(']')
+	}
+	bw.WriteString("\n}\n")
+	return bw.Flush()
 }
 
 // WithChatID returns a copy of e for the chat id id (the turns follow), to import a chat

@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -36,11 +37,17 @@ func decodeParts(b []byte, parts *[]chat.Part) error {
 // parsePart parses one part as marshalJSON writes it: "type" first, then the fields that
 // are set, in the order of chat.Part.
 func parsePart(b []byte) (p chat.Part, rest []byte, ok bool) {
-	var typ string
-	if typ, b, ok = fieldQuoted(b, `{"type":`); !ok {
-		return p, nil, false
+	if rest, text := eat(b, `{"type":"text"`); text { // the known types, without allocating
+		p.Type, b = chat.PartText, rest
+	} else if rest, tool := eat(b, `{"type":"tool"`); tool {
+		p.Type, b = chat.PartTool, rest
+	} else {
+		var typ string
+		if typ, b, ok = fieldQuoted(b, `{"type":`); !ok {
+			return p, nil, false
+		}
+		p.Type = chat.PartType(typ)
 	}
-	p.Type = internPartType(typ)
 	var state string
 	for _, f := range []struct {
 		key string
@@ -75,35 +82,6 @@ func parsePart(b []byte) (p chat.Part, rest []byte, ok bool) {
 	p.State = chat.ToolState(state)
 	b, ok = eat(b, "}")
 	return p, b, ok
-}
-
-// internPartType returns the PartType of s, sharing the known ones.
-func internPartType(s string) chat.PartType {
-	switch chat.PartType(s) {
-	case chat.PartText:
-		return chat.PartText
-	case chat.PartTool:
-		return chat.PartTool
-	}
-	return chat.PartType(s)
-}
-
-// fieldQuoted reads key, then any JSON string, decoded.
-func fieldQuoted(b []byte, key string) (string, []byte, bool) {
-	b, ok := eat(b, key+`"`)
-	if !ok {
-		return "", nil, false
-	}
-	for i := 0; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			text, ok := unquote(b[:i])
-			return text, b[i+1:], ok
-		}
-	}
-	return "", nil, false
 }
 
 // fieldRaw reads key, then a JSON object, array or string, kept as it is (as
@@ -143,56 +121,67 @@ func fieldRaw(b []byte, key string) (json.RawMessage, []byte, bool) {
 	return json.RawMessage(bytes.Clone(b[:end])), b[end:], true
 }
 
-// unquote decodes the body of a JSON string (the text between its quotes). It refuses
-// (ok false) what it does not decode exactly as encoding/json would: an unescaped quote or
-// control byte, a bad escape, invalid UTF-8 and unpaired surrogates (which encoding/json
-// replaces with U+FFFD).
-func unquote(b []byte) (text string, ok bool) {
-	i := 0
-	for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
-		i++
+// fieldQuoted reads key, then a JSON string, decoded. It refuses (ok false) what it does
+// not decode exactly as encoding/json would: an unescaped control byte, a bad escape,
+// invalid UTF-8 and unpaired surrogates (which encoding/json replaces with U+FFFD).
+func fieldQuoted(b []byte, key string) (text string, rest []byte, ok bool) {
+	if b, ok = eat(b, key); ok {
+		b, ok = eat(b, `"`)
 	}
-	if i == len(b) { // no escapes: the common case, one copy
-		return string(b), utf8.Valid(b)
+	if !ok {
+		return "", nil, false
 	}
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		c := b[i]
-		switch {
-		case c < 0x20 || c == '"':
-			return "", false
+	plain := func(i int) int { // the end of the run of plain bytes from i
+		for i < len(b) && b[i] >= 0x20 && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		return i
+	}
+	i := plain(0)
+	if !utf8.Valid(b[:i]) {
+		return "", nil, false
+	}
+	if i < len(b) && b[i] == '"' { // no escapes: the common case, one copy
+		return string(b[:i]), b[i+1:], true
+	}
+	var out strings.Builder
+	out.Grow(len(b)) // at most the rest of the column
+	out.Write(b[:i])
+	for i < len(b) {
+		switch c := b[i]; {
+		case c == '"':
+			return out.String(), b[i+1:], true
+		case c < 0x20:
+			return "", nil, false
 		case c != '\\':
-			j := i + 1
-			for j < len(b) && b[j] >= 0x20 && b[j] != '"' && b[j] != '\\' {
-				j++
-			}
+			j := plain(i)
 			if !utf8.Valid(b[i:j]) {
-				return "", false
+				return "", nil, false
 			}
-			out = append(out, b[i:j]...)
+			out.Write(b[i:j])
 			i = j
 			continue
 		}
 		if i+1 == len(b) {
-			return "", false
+			return "", nil, false
 		}
 		switch b[i+1] {
 		case '"', '\\', '/':
-			out = append(out, b[i+1])
+			out.WriteByte(b[i+1])
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r, ok := hex4(b[i+2:])
 			if !ok {
-				return "", false
+				return "", nil, false
 			}
 			if utf16.IsSurrogate(r) {
 				lo, ok := rune(0), i+7 < len(b) && b[i+6] == '\\' && b[i+7] == 'u'
@@ -200,18 +189,18 @@ func unquote(b []byte) (text string, ok bool) {
 					lo, ok = hex4(b[i+8:])
 				}
 				if r = utf16.DecodeRune(r, lo); !ok || r == utf8.RuneError {
-					return "", false
+					return "", nil, false
 				}
 				i += 6
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 			i += 4
 		default:
-			return "", false
+			return "", nil, false
 		}
 		i += 2
 	}
-	return string(out), true
+	return "", nil, false
 }
 
 // hex4 decodes the four hex digits at the start of b.

@@ -173,3 +173,30 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkDecodeParts(b *testing.B) {
+	reply := strings.Repeat("Here is what the query returned, with a \"short\" explanation of each figure:\n\n", 4)
+	for _, bb := range []struct {
+		name  string
+		parts []chat.Part
+	}{
+		{"text", []chat.Part{chat.TextPart("Please look at the customers table again and tell me how many signed up this week, by plan.")}},
+		{"escaped", []chat.Part{chat.TextPart(reply)}},
+		{"tool", []chat.Part{{Type: chat.PartTool, ToolCallID: "call_000000000005", ToolName: "run_sql", State: chat.ToolOutputAvailable,
+			Input: json.RawMessage(`{"query":"select count(*) from customers"}`), Output: `[{"count": 42}]`}, chat.TextPart(reply)}},
+	} {
+		enc, err := marshalJSON(bb.parts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(enc)))
+			var parts []chat.Part
+			for b.Loop() {
+				if err := decodeParts([]byte(enc), &parts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

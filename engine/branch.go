@@ -1,6 +1,9 @@
 package engine
 
 import (
+	"maps"
+	"sort"
+
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
@@ -56,15 +59,34 @@ func newBranchView(name string, path []*chat.Message, turns []*chat.Turn) *branc
 }
 
 // prefix returns a view of this branch's first n messages under another name, reusing
-// what is cached.
+// what is cached: the path, its users and replies are shared (capped, so that appending
+// copies them), and a long prefix's index is this one's, cloned, less the rest.
 func (v *branchView) prefix(name string, n int) *branchView {
-	var turns []*chat.Turn
-	for _, t := range v.turns {
-		if i, ok := v.index[t.AssistantMessageID]; ok && i < n {
-			turns = append(turns, t)
+	p := &branchView{name: name, fires: map[string]fireCount{}, latches: map[string]bool{}, path: v.path[:n:n]}
+	if n > 0 {
+		p.head = v.path[n-1].ID
+	}
+	if n > len(v.path)/2 {
+		p.index = maps.Clone(v.index)
+		for _, m := range v.path[n:] {
+			delete(p.index, m.ID)
+		}
+	} else {
+		p.index = make(map[string]int, n)
+		for i, m := range p.path {
+			p.index[m.ID] = i
 		}
 	}
-	p := newBranchView(name, v.path[:n:n], turns)
+	before := func(ms []*chat.Message) []*chat.Message { // the messages of ms (in path order) on the prefix
+		k := sort.Search(len(ms), func(i int) bool { return v.index[ms[i].ID] >= n })
+		return ms[:k:k]
+	}
+	p.users, p.replies = before(v.users), before(v.replies)
+	for _, t := range v.turns {
+		if i, ok := v.index[t.AssistantMessageID]; ok && i < n {
+			p.addTurn(t)
+		}
+	}
 	if len(v.wireEnd) >= n {
 		end := 0
 		if n > 0 {

@@ -194,11 +194,16 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 			return false
 		}
 	}
+	// Room for what the walk will likely read: the whole path, or, when it may stop at a
+	// fork, the head's run (a branch made from another starts a run at its fork). Growing
+	// the slices of big structs costs more than reserving them.
+	want := depth + 1
+	if known != nil && len(runs) > 0 {
+		want = min(want, int(runs[0].last-runs[0].first)+1)
+	}
 	var turns []chat.Turn
 	if withTurns {
-		// A turn for every other message, usually. Growing the slice would cost more than
-		// reserving room for the whole path when the walk stops early at a fork.
-		turns = make([]chat.Turn, 0, depth/2+1)
+		turns = make([]chat.Turn, 0, want/2+1) // a turn for every other message, usually
 	}
 	var extra func(m *chat.Message, rows *sql.Rows) ([]any, func() error)
 	if withTurns {
@@ -221,7 +226,7 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 			}
 		}
 	}
-	ms := make([]chat.Message, 0, depth+1)
+	ms := make([]chat.Message, 0, want)
 	for _, r := range runs {
 		rows, err := q.QueryContext(ctx, runQuery, r.first, r.last)
 		if err != nil {

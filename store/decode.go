@@ -144,8 +144,15 @@ func fieldQuoted(b []byte, key string) (text string, rest []byte, ok bool) {
 	if i < len(b) && b[i] == '"' { // no escapes: the common case, one copy
 		return string(b[:i]), b[i+1:], true
 	}
+	end := i // the closing quote, to size the text: at most the string's body
+	for end < len(b) && b[end] != '"' {
+		if b[end] == '\\' {
+			end++
+		}
+		end++
+	}
 	var out strings.Builder
-	out.Grow(len(b)) // at most the rest of the column
+	out.Grow(end)
 	out.Write(b[:i])
 	for i < len(b) {
 		switch c := b[i]; {

@@ -2,7 +2,9 @@ package store
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -198,5 +200,33 @@ func BenchmarkDecodeParts(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecodePartsMemory checks that decoding a long column costs memory in proportion to
+// it: each text gets room for itself, not for the rest of the column.
+func TestDecodePartsMemory(t *testing.T) {
+	var parts []chat.Part
+	for i := range 200 {
+		parts = append(parts, chat.Part{Type: chat.PartTool, ToolCallID: fmt.Sprintf("call_%d", i), ToolName: "run_sql",
+			State: chat.ToolOutputAvailable, Input: json.RawMessage(`{"query":"select 1"}`),
+			Output: strings.Repeat("a line of \"output\"\n", 300)})
+	}
+	enc, err := marshalJSON(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []chat.Part
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := decodeParts([]byte(enc), &got); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4*uint64(len(enc)) {
+		t.Errorf("decoding a column of %d bytes allocated %d bytes, want at most 4 times the column", len(enc), n)
+	}
+	if !reflect.DeepEqual(got, parts) {
+		t.Errorf("decodeParts: the parts differ")
 	}
 }

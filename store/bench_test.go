@@ -130,6 +130,28 @@ func BenchmarkPath10k(b *testing.B) {
 	}
 }
 
+// BenchmarkPathInterleaved reads a path of 6,000 messages written turn by turn while
+// another chat was written too: every turn is a run of its own.
+func BenchmarkPathInterleaved(b *testing.B) {
+	db, err := store.Open(benchPath(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	x, y := newChat(b, db, "x"), newChat(b, db, "y")
+	head, other := "", ""
+	for range 3000 {
+		head = x.turn("main", head, "a question about the orders")
+		other = y.turn("main", other, "another chat meanwhile")
+	}
+	for b.Loop() {
+		p, err := db.Path(ctx, "x", head)
+		if err != nil || len(p) != 6000 {
+			b.Fatalf("Path: %d messages, %v", len(p), err)
+		}
+	}
+}
+
 func BenchmarkPathTurns10k(b *testing.B) {
 	db := openBig(b)
 	br, _ := db.Branch(ctx, "big", "main")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -116,6 +117,13 @@ func loadPath(ctx context.Context, q querier, chatID, head string) ([]chat.Messa
 	return ms, err
 }
 
+// A run shorter than shortRun messages is read with others, at most batchMessages
+// messages a query.
+const (
+	shortRun      = 32
+	batchMessages = 512
+)
+
 // run is a stretch of a path whose messages have consecutive pks, first to last: each is
 // the parent of the next (see migration 0003).
 type run struct{ first, last int64 }
@@ -180,9 +188,12 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 	if withTurns {
 		cols += ", m.turn_id, m.turn_number, m.turn_fired" // see migration 0002
 	}
-	// Each run is read newest first, so that the walk can stop at the fork without reading
-	// what lies before it.
-	runQuery := "SELECT " + cols + " FROM messages m WHERE m.pk BETWEEN ? AND ? ORDER BY m.pk DESC"
+	// The path is read newest first, so that the walk can stop at the fork without reading
+	// what lies before it: a long run with one range scan, short runs (a chat written turn
+	// by turn while another one was too) together, by pk, so that such a path costs a few
+	// queries rather than one a turn.
+	rangeQuery := "SELECT " + cols + " FROM messages m WHERE m.pk BETWEEN ? AND ? ORDER BY m.pk DESC"
+	listQuery := "SELECT " + cols + " FROM json_each(?) j JOIN messages m ON m.pk = j.value ORDER BY j.key"
 	fork := ""
 	var stop func(m *chat.Message) bool
 	if known != nil {
@@ -227,8 +238,24 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 		}
 	}
 	ms := make([]chat.Message, 0, want)
-	for _, r := range runs {
-		rows, err := q.QueryContext(ctx, runQuery, r.first, r.last)
+	for i := 0; i < len(runs); {
+		var rows *sql.Rows
+		if r := runs[i]; r.last-r.first+1 >= shortRun {
+			rows, err = q.QueryContext(ctx, rangeQuery, r.first, r.last)
+			i++
+		} else {
+			list, n := []byte{'['}, 0
+			for ; i < len(runs) && runs[i].last-runs[i].first+1 < shortRun && n < batchMessages; i++ {
+				for pk := runs[i].last; pk >= runs[i].first; pk-- {
+					if n > 0 {
+						list = append(list, ',')
+					}
+					list = strconv.AppendInt(list, pk, 10)
+					n++
+				}
+			}
+			rows, err = q.QueryContext(ctx, listQuery, string(append(list, ']')))
+		}
 		if err != nil {
 			return nil, nil, "", dbErr(ctx, err, "load path")
 		}

@@ -13,9 +13,9 @@
 // The client's timeouts come from flags (--connect-timeout, --first-token-timeout,
 // --idle-timeout), else the profile, else llm's defaults.
 //
-// The API key goes with the base URL: when the base URL is a profile's and the profile names
-// its key (api_key_env, api_key_cmd), that key wins over OPENAI_API_KEY; --api-key-env wins
-// over both.
+// The API key goes with the base URL: when the base URL is a profile's, only the key the
+// profile names (api_key_env, api_key_cmd) is sent, or none, never OPENAI_API_KEY;
+// --api-key-env wins over both.
 //
 // A model counts as configured when a base URL or an API key is set; a model name alone is
 // not enough. The API key is never written: Secret masks it wherever it is printed.

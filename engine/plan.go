@@ -195,7 +195,6 @@ func (s *Session) requestMessages(system, inject string, user *chat.Message) []c
 		if system != "" {
 			l.msgs = append(l.msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
 		}
-	case l.user == "":
 	case saved && l.hist < len(hist) && v.wireStart(i) == l.hist: // the slot holds the next message
 		l.msgs = l.msgs[:len(l.msgs)+1]
 		l.hist++

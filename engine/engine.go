@@ -28,6 +28,13 @@ type Store interface {
 	// path order. Light turn records (ID, Number, UserMessageID, AssistantMessageID, Fired)
 	// are enough.
 	PathWithTurns(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, []chat.Turn, string, error)
+	// Path returns the messages from the root to head, in order ("" gives none).
+	Path(ctx context.Context, chatID, head string) ([]chat.Message, error)
+	// CompleteTurns returns the complete records of the turns of a path (as Path returns
+	// it): the turns whose assistant message is on the path or, for a turn without one (it
+	// failed before any reply), whose user message is. They are in path order, and in
+	// commit order for one message. A replay needs them all.
+	CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error)
 	// Turn returns a complete turn record.
 	Turn(ctx context.Context, chatID, turnID string) (chat.Turn, error)
 	ChatUsage(ctx context.Context, chatID string) (chat.Usage, error)

@@ -43,6 +43,9 @@ func (m *MemStore) CreateChat(ctx context.Context, c chat.Chat) error {
 	if err := chat.CheckName("branch name", c.ActiveBranch); err != nil {
 		return fmt.Errorf("chat %q: %w", c.ID, err)
 	}
+	if err := chat.CheckTitle(c.Title); err != nil {
+		return fmt.Errorf("chat %q: %w", c.ID, err)
+	}
 	if _, err := m.Chat(ctx, c.ID); err == nil {
 		return fmt.Errorf("chat %q already exists: %w", c.ID, chat.ErrConflict)
 	}
@@ -192,6 +195,32 @@ func (m *MemStore) PathWithTurns(ctx context.Context, chatID, head string, known
 	m.mu.Unlock()
 	sort.SliceStable(mine, func(i, j int) bool { return pos[mine[i].AssistantMessageID] > pos[mine[j].AssistantMessageID] })
 	return path, append(turns, mine...), fork, nil
+}
+
+// CompleteTurns returns the complete records of the turns of a path: the turns whose
+// assistant message is on the path or, for a turn without one, whose user message is, in
+// path order, and in commit order for one message (the base's first).
+func (m *MemStore) CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
+	var turns []chat.Turn
+	if m.base != nil {
+		var err error
+		if turns, err = m.base.CompleteTurns(ctx, chatID, path); err != nil && !isNotFound(err) {
+			return nil, err
+		}
+	}
+	pos := make(map[string]int, len(path))
+	for i := range path {
+		pos[path[i].ID] = i
+	}
+	m.mu.Lock()
+	for _, t := range m.turns[chatID] {
+		if _, ok := pos[turnMessage(&t)]; ok {
+			turns = append(turns, t)
+		}
+	}
+	m.mu.Unlock()
+	sort.SliceStable(turns, func(i, j int) bool { return pos[turnMessage(&turns[i])] < pos[turnMessage(&turns[j])] })
+	return turns, nil
 }
 
 // ChatUsage sums the usage of every turn of the chat.

@@ -123,8 +123,9 @@ func TestMemStoreRefusesLongNames(t *testing.T) {
 	}
 	_, err = s.Regenerate(h.ctx, &Scripted{Text: "again"}, at(2))
 	wantErrIs(t, err, ErrInvalid)
-	if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("longer than %d bytes", chat.MaxNameLen)) || strings.Contains(msg, "reload") {
-		t.Errorf("got error %q, want the name longer than %d bytes, and no reload", msg, chat.MaxNameLen)
+	// Exactly the refusal of the new branch's name, wrapped by the step.
+	if want := fmt.Sprintf("save turn: chat %q: %v", "long", chat.CheckName("branch name", long+"-v2")); err.Error() != want {
+		t.Errorf("got error %q, want %q", err, want)
 	}
 	_, err = s.Edit(h.ctx, 1, UserInput{Text: "edited", At: at(3)}, &Scripted{Text: "ok"})
 	wantErrIs(t, err, ErrInvalid)
@@ -137,4 +138,25 @@ func TestMemStoreRefusesLongNames(t *testing.T) {
 	}
 	_, err = h.eng.Create(h.ctx, chat.Chat{ID: strings.Repeat("x", chat.MaxNameLen+1)})
 	wantErrIs(t, err, ErrInvalid)
+}
+
+// TestMemStoreRefusesTitles checks that a MemStore refuses the chat titles the database
+// store refuses (chat.CheckTitle), whether the chat is created alone or with its first
+// turn, and saves nothing of it.
+func TestMemStoreRefusesTitles(t *testing.T) {
+	h := newHarness(t, `reminders: [{id: r, text: R.}]`)
+	for _, title := range []string{strings.Repeat("t", chat.MaxTitleLen+1), "bell\a"} {
+		_, err := h.eng.Create(h.ctx, chat.Chat{ID: "created", Title: title})
+		wantErrIs(t, err, ErrInvalid)
+		_, err = h.eng.Start(chat.Chat{ID: "started", Title: title}).Send(h.ctx, UserInput{Text: "hi", At: at(1)}, &Scripted{Text: "ok"})
+		wantErrIs(t, err, ErrInvalid)
+		for _, id := range []string{"created", "started"} {
+			if _, err := h.store.Chat(h.ctx, id); !isNotFound(err) {
+				t.Errorf("title %.20q: chat %s: got %v, want it not saved", title, id, err)
+			}
+		}
+	}
+	if _, err := h.eng.Create(h.ctx, chat.Chat{ID: "tab", Title: "a\ttab\nand lines"}); err != nil {
+		t.Errorf("a title with a tab and line breaks: %v", err)
+	}
 }

@@ -12,15 +12,6 @@ import (
 // recorded turn's context file did not have.
 const ReasonNotInFile = "not_in_file"
 
-// TurnsReader is a Store that can also read the complete turn records of a path at
-// once. Replay, which needs every turn of a branch complete, uses it when its Store has
-// it, instead of reading the turns one by one.
-type TurnsReader interface {
-	// CompleteTurns returns the complete records of the turns of path's assistant
-	// messages, in path order.
-	CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error)
-}
-
 // Replay walks the active branch of a saved chat, turn by turn (a user message and its
 // reply), and calls fn with each turn's trace rebuilt from what was recorded: the request
 // sent, the decisions, the reply and the usage. A turn the chat holds no record of (a chat
@@ -43,25 +34,18 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	path, turns, _, err := e.store.PathWithTurns(ctx, chatID, b.Head, nil)
+	path, err := e.store.Path(ctx, chatID, b.Head)
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	reader, complete := e.store.(TurnsReader)
-	if complete {
-		if turns, err = reader.CompleteTurns(ctx, chatID, path); err != nil {
-			return fmt.Errorf("replay chat %q: %w", chatID, err)
-		}
+	turns, err := e.store.CompleteTurns(ctx, chatID, path)
+	if err != nil {
+		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	// Turns by their assistant message, or by their user message when they have none (a
-	// turn that failed before a reply).
+	// Turns by the message they are placed at: where several share one, the last committed.
 	recorded := make(map[string]*chat.Turn, len(turns))
 	for i := range turns {
-		key := turns[i].AssistantMessageID
-		if key == "" {
-			key = turns[i].UserMessageID
-		}
-		recorded[key] = &turns[i]
+		recorded[turnMessage(&turns[i])] = &turns[i]
 	}
 	// A session over the growing prefix of the branch gives the request form of the
 	// history and, when re-evaluating, the counters of what the new file fires.
@@ -80,20 +64,15 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 		if reply >= 0 {
 			asst, key = &path[reply], path[reply].ID
 		}
-		number := len(s.view.users) + 1
+		rec := recorded[key]
 		var t chat.Turn
-		switch rec := recorded[key]; {
-		case rec != nil && complete:
+		if rec != nil {
 			t = *rec
-		case rec != nil:
-			if t, err = e.store.Turn(ctx, chatID, rec.ID); err != nil {
-				return fmt.Errorf("replay turn %d: %w", rec.Number, err)
-			}
-		default:
-			t = s.unrecordedTurn(number, user, asst, usage)
+		} else {
+			t = s.unrecordedTurn(len(s.view.users)+1, user, asst, usage)
 		}
 		tr := s.recordedTrace(&t, user, asst)
-		tr.NotRecorded = recorded[key] == nil
+		tr.NotRecorded = rec == nil
 		sent, fired := user, t.Fired
 		if reevaluate {
 			sent, fired, err = s.reevaluate(tr, &t, user)
@@ -123,6 +102,15 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 		}
 	}
 	return nil
+}
+
+// turnMessage returns the id of the message a turn is placed at on a path: its assistant
+// message, or its user message when it has none (it failed before a reply).
+func turnMessage(t *chat.Turn) string {
+	if t.AssistantMessageID != "" {
+		return t.AssistantMessageID
+	}
+	return t.UserMessageID
 }
 
 // replyTo returns the index of the assistant message that answers the user message at i

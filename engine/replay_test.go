@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
 	"strconv"
 	"strings"
@@ -263,6 +264,49 @@ func TestReplayUnanswered(t *testing.T) {
 		if u := got[0].Usage; u.Estimated.PromptTokens <= 0 || u.Estimated.CompletionTokens <= 0 || u.CostUSD != nil ||
 			last.Usage.Estimated.PromptTokens <= 0 {
 			t.Errorf("re-evaluate %v: got usage %+v and %+v, want prompt and reply estimated, no cost", reevaluate, u, last.Usage)
+		}
+	}
+}
+
+// TestReplayFailedTurn checks that a turn recorded without a reply (it failed before
+// any: an import may hold one) replays as recorded, with its turn number, error, request
+// and decisions, under its own file and re-evaluated, and that the turns after it replay
+// as they were sent.
+func TestReplayFailedTurn(t *testing.T) {
+	h := newHarness(t, replaySrc)
+	h.send("hello", at(1))
+	// The record of a turn whose reply failed, saved with its user message alone.
+	p := h.s.Preview(UserInput{Text: "fails", At: at(2)})
+	failed := h.s.record(p, &outcome{err: errors.New("model: 500")}).Turn
+	failed.AssistantMessageID = ""
+	if err := h.store.Commit(h.ctx, chat.Commit{ChatID: "chat-1", Branch: "main", ExpectHead: p.User.ParentID,
+		NewHead: p.User.ID, Messages: []chat.Message{p.User}, Turns: []chat.Turn{failed}}); err != nil {
+		t.Fatal(err)
+	}
+	h.reopen()
+	after := h.send("again", at(3))
+
+	wantRequest, _ := json.Marshal(p.Request)
+	wantDecisions := string(marshalDecisions(p.Decisions))
+	for _, reevaluate := range []bool{false, true} {
+		got := h.replayed(h.eng, reevaluate)
+		if len(got) != 3 {
+			t.Fatalf("re-evaluate %v: replayed %d turns, want 3", reevaluate, len(got))
+		}
+		tr := got[1]
+		request, _ := json.Marshal(tr.Request)
+		if tr.NotRecorded || tr.Turn != 2 || tr.Error != "model: 500" || tr.UserMessageID != p.User.ID || tr.Assistant != nil ||
+			string(request) != string(wantRequest) || string(marshalDecisions(tr.Decisions)) != wantDecisions {
+			t.Errorf("re-evaluate %v: turn 2: got not recorded %v, turn %d, error %q, user %s, assistant %+v, request\n%s\ndecisions\n%s\n"+
+				"want it as recorded: turn 2, the error, user %s, no reply, request\n%s\ndecisions\n%s",
+				reevaluate, tr.NotRecorded, tr.Turn, tr.Error, tr.UserMessageID, tr.Assistant, request, marshalDecisions(tr.Decisions),
+				p.User.ID, wantRequest, wantDecisions)
+		}
+		if c := changes(got); len(c) != 0 {
+			t.Errorf("re-evaluate %v: got changes %v, want none", reevaluate, c)
+		}
+		if a, b := traceJSON(t, *got[2]), traceJSON(t, after.Trace("chat-1")); !reevaluate && a != b {
+			t.Errorf("turn 3: replayed\n%s\nwant the trace sent\n%s", a, b)
 		}
 	}
 }

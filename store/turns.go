@@ -127,7 +127,7 @@ func (d *DB) PathTurns(ctx context.Context, chatID string, path []chat.Message) 
 }
 
 // CompleteTurns returns the complete turn records of a path, what a replay shows
-// (engine.TurnsReader).
+// (engine.Store).
 func (d *DB) CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error) {
 	return d.PathTurnsWith(ctx, chatID, path, DetailAll)
 }

@@ -252,6 +252,8 @@ func checkTurnNumbers(t *chat.Turn) error {
 // recordedDecision is one decision of a turn record, in the form the engine writes (the
 // trace format of spec/headless.md, engine.Decision): the store checks that an import's
 // decisions have it, so that a replay can read them, without depending on the engine.
+// TestImportTakesEveryDecisionField (package main) fails when the engine writes a field
+// this copy lacks.
 type recordedDecision struct {
 	ID        string         `json:"id"`
 	Source    string         `json:"source"` // "reminder" or "instruction"

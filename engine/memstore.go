@@ -14,7 +14,7 @@ import (
 // touching it; over nothing it is simply an in-memory store (ctxlab prompt, tests,
 // embedders). It is safe for concurrent use.
 type MemStore struct {
-	base Store
+	base Reader
 
 	mu          sync.Mutex
 	chats       map[string]chat.Chat
@@ -24,8 +24,8 @@ type MemStore struct {
 	checkpoints map[string]map[string]chat.Checkpoint
 }
 
-// NewMemStore returns an in-memory store over base (nil for none).
-func NewMemStore(base Store) *MemStore {
+// NewMemStore returns an in-memory store over base (nil for none). The base is only read.
+func NewMemStore(base Reader) *MemStore {
 	return &MemStore{base: base, chats: map[string]chat.Chat{}, branches: map[string][]chat.Branch{},
 		messages: map[string]chat.Message{}, turns: map[string][]chat.Turn{},
 		checkpoints: map[string]map[string]chat.Checkpoint{}}

@@ -594,6 +594,12 @@ var errorCases = []errorCase{
 		return s.Commit(ctx, chat.Commit{ChatID: chatID, Branch: "main", ExpectHead: "u4", NewHead: "x1",
 			Messages: []chat.Message{a}, Turns: []chat.Turn{turn("t1", "main", 3, "u4", "x1", 60)}})
 	}, chat.ErrConflict},
+	{"a turn twice in one step", func(ctx context.Context, s engine.Store, f *fixture) error {
+		a := message("x1", "u4", chat.RoleAssistant, 60)
+		tr := turn("t9", "main", 3, "u4", "x1", 60)
+		return s.Commit(ctx, chat.Commit{ChatID: chatID, Branch: "main", ExpectHead: "u4", NewHead: "x1",
+			Messages: []chat.Message{a}, Turns: []chat.Turn{tr, tr}})
+	}, chat.ErrConflict},
 	{"new branch name taken", func(ctx context.Context, s engine.Store, f *fixture) error {
 		nb := chat.Branch{Name: "alt", Head: "a2", CreatedAt: at(60)}
 		return s.Commit(ctx, chat.Commit{ChatID: chatID, Branch: "alt", NewBranch: &nb, NewHead: "x1",

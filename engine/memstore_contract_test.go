@@ -23,3 +23,10 @@ func TestMemStoreContract(t *testing.T) {
 		})
 	}
 }
+
+// TestMemStoreOverlayContract runs the suite on a MemStore over another holding the chat:
+// every read goes through to the base, and the base is left as it was.
+func TestMemStoreOverlayContract(t *testing.T) {
+	enginetest.TestOverlay(t, func(*testing.T) engine.Store { return engine.NewMemStore(nil) },
+		func(base engine.Store) engine.Store { return engine.NewMemStore(base) })
+}

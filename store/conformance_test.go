@@ -26,3 +26,11 @@ func TestStoreContract(t *testing.T) {
 		})
 	}
 }
+
+// TestMemStoreOverDatabase runs the suite on a MemStore over a database holding the chat,
+// as a dry run of a script over a saved chat does: reads go through, writes stay in
+// memory.
+func TestMemStoreOverDatabase(t *testing.T) {
+	enginetest.TestOverlay(t, func(t *testing.T) engine.Store { return storetest.MustOpenMemory(t) },
+		func(base engine.Store) engine.Store { return engine.NewMemStore(base) })
+}

@@ -105,24 +105,87 @@ type errorCase struct {
 // case runs as a subtest on a fresh, empty store from open (which closes it when the
 // test ends), seeded with a small chat of two branches.
 func TestStore(t *testing.T, open func(t *testing.T) engine.Store) {
+	runCases(t, func(t *testing.T, f *fixture) (engine.Store, func(*testing.T)) {
+		s := open(t)
+		f.seed(t, s)
+		return s, nil
+	})
+}
+
+// TestOverlay checks a store layered over another, as engine.MemStore is over a saved
+// chat in a dry run: the same cases run on overlay(base), where base is a fresh store
+// from open seeded with the chat, so every read goes through to the base. After each
+// case the base must still hold the chat exactly as seeded: an overlay keeps every write
+// to itself.
+func TestOverlay(t *testing.T, open func(t *testing.T) engine.Store, overlay func(base engine.Store) engine.Store) {
+	runCases(t, func(t *testing.T, f *fixture) (engine.Store, func(*testing.T)) {
+		base := open(t)
+		f.seed(t, base)
+		return overlay(base), func(t *testing.T) {
+			t.Helper()
+			checkFixture(t, context.Background(), base, f)
+			checkUntouched(t, context.Background(), base, f)
+		}
+	})
+}
+
+// runCases runs every case on the store setup returns, seeded with the fixture, then
+// calls the check setup returns, if any.
+func runCases(t *testing.T, setup func(t *testing.T, f *fixture) (engine.Store, func(*testing.T))) {
 	for _, tc := range storeCases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, f := open(t), newFixture()
-			f.seed(t, s)
+			f := newFixture()
+			s, after := setup(t, f)
 			tc.run(t, context.Background(), s, f)
+			if after != nil {
+				after(t)
+			}
 		})
 	}
 	for _, tc := range errorCases {
 		t.Run("error/"+tc.name, func(t *testing.T) {
-			s, f := open(t), newFixture()
-			f.seed(t, s)
+			f := newFixture()
+			s, after := setup(t, f)
 			err := tc.op(context.Background(), s, f)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got error %v, want one wrapping %v", err, tc.want)
 			}
 			// A refused operation writes nothing.
 			checkFixture(t, context.Background(), s, f)
+			if after != nil {
+				after(t)
+			}
 		})
+	}
+}
+
+// checkUntouched checks, beyond checkFixture, that the chat's record and branches are as
+// seeded, and that none of the chats, turns and checkpoints the cases write is there.
+func checkUntouched(t *testing.T, ctx context.Context, s engine.Store, f *fixture) {
+	t.Helper()
+	c, err := s.Chat(ctx, chatID)
+	must(t, "chat", err)
+	want := f.chat
+	want.UpdatedAt = at(8)
+	same(t, "chat in the base", c, want)
+	bs, err := s.Branches(ctx, chatID)
+	must(t, "branches", err)
+	same(t, "branches in the base", bs, []chat.BranchInfo{
+		{Branch: chat.Branch{Name: "main", Head: "u4", CreatedAt: at(0)}, Turns: 3, Messages: 5},
+		{Branch: f.alt, Turns: 2, Messages: 4},
+	})
+	for _, id := range []string{"c2", "c3"} {
+		if _, err := s.Chat(ctx, id); !errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("chat %s in the base: got %v, want ErrNotFound", id, err)
+		}
+	}
+	for _, id := range []string{"t5", "t9"} {
+		if _, err := s.Turn(ctx, chatID, id); !errors.Is(err, chat.ErrNotFound) {
+			t.Errorf("turn %s in the base: got %v, want ErrNotFound", id, err)
+		}
+	}
+	if _, err := s.Checkpoint(ctx, chatID, "good"); !errors.Is(err, chat.ErrNotFound) {
+		t.Errorf("checkpoint in the base: got %v, want ErrNotFound", err)
 	}
 }
 

@@ -22,18 +22,21 @@ import (
 //	            engine/yamlx), the sanitizer of untrusted text (engine/inert), the fragment
 //	            renderers (engine/fragment). They import nothing of ctxlab but other leaves.
 //	predicates  WhenContext, the predicates and their expression language: leaves only.
+//	decision    the decision record the engine, the formats and the front ends share
+//	            (engine/decision): leaves and predicates (a decision's trace is a predicate
+//	            result).
 //	engine      the context engine (engine, engine/ctxfile, engine/script, engine/enginetest):
-//	            leaves and predicates. It declares the small interfaces it needs (a store,
+//	            leaves, predicates and the decision record. It declares the small interfaces it needs (a store,
 //	            a model) and never imports their implementations, the application layer or a
 //	            front end.
 //	format      the file formats (engine/format; engine/transcript until it moves there):
-//	            leaves, predicates and the engine.
+//	            leaves, predicates, the decision record and the engine.
 //	store       SQLite data access (store, store/...): leaves only, never the engine.
 //	llm         the OpenAI-compatible client (llm, llm/...): leaves only, never the engine.
 //	app         the application layer both front ends call (engine/app): everything above.
 //	themes      the workbench's styles: nothing of ctxlab.
-//	tui         the workbench: the application layer, the engine, predicates, leaves and
-//	            themes; never store or llm (it touches neither SQL nor HTTP).
+//	tui         the workbench: the application layer, the engine, the decision record,
+//	            predicates, leaves and themes; never store or llm (it touches neither SQL nor HTTP).
 //	main        the command (the module's root package): anything.
 //
 // Tests are left out: a test wires what it needs.
@@ -44,14 +47,15 @@ var layers = map[string]struct {
 }{
 	"leaf":       {notStd: ioPackages},
 	"predicates": {may: []string{"leaf"}, notStd: ioPackages},
-	"engine":     {may: []string{"leaf", "predicates"}, notStd: ioPackages},
-	"format":     {may: []string{"leaf", "predicates", "engine"}, notStd: ioPackages},
+	"decision":   {may: []string{"leaf", "predicates"}, notStd: ioPackages},
+	"engine":     {may: []string{"leaf", "predicates", "decision"}, notStd: ioPackages},
+	"format":     {may: []string{"leaf", "predicates", "decision", "engine"}, notStd: ioPackages},
 	"store":      {may: []string{"leaf"}},
 	"llm":        {may: []string{"leaf"}},
-	"app":        {may: []string{"leaf", "predicates", "engine", "format", "store", "llm"}},
+	"app":        {may: []string{"leaf", "predicates", "decision", "engine", "format", "store", "llm"}},
 	"themes":     {notStd: ioPackages},
-	"tui":        {may: []string{"leaf", "predicates", "engine", "app", "themes"}, notStd: ioPackages},
-	"main":       {may: []string{"leaf", "predicates", "engine", "format", "store", "llm", "app", "themes", "tui"}},
+	"tui":        {may: []string{"leaf", "predicates", "decision", "engine", "app", "themes"}, notStd: ioPackages},
+	"main":       {may: []string{"leaf", "predicates", "decision", "engine", "format", "store", "llm", "app", "themes", "tui"}},
 }
 
 // ioPackages are the packages of SQL and HTTP: only store, llm, the application layer and
@@ -70,6 +74,8 @@ var packageLayers = map[string]string{
 	"engine/fragment": "leaf",
 
 	"predicates/...": "predicates",
+
+	"engine/decision": "decision",
 
 	"engine":            "engine",
 	"engine/ctxfile":    "engine",
@@ -234,13 +240,17 @@ func TestCheckImports(t *testing.T) {
 	}{
 		{"the direction", []listedPackage{
 			pkg("engine/chat", "ext:fmt"), pkg("engine/yamlx", "engine/diag"), pkg("predicates", "engine/chat"),
-			pkg("engine", "engine/chat", "predicates", "engine/ctxfile"), pkg("store", "engine/chat", "ext:database/sql"),
+			pkg("engine", "engine/chat", "predicates", "engine/ctxfile", "engine/decision"), pkg("engine/decision", "predicates"), pkg("store", "engine/chat", "ext:database/sql"),
 			pkg("llm", "engine/chat", "ext:net/http"), pkg("engine/app", "engine", "store", "llm"),
 			pkg("tui", "engine/app", "engine", "themes", "engine/chat"), pkg("themes", "ext:github.com/charmbracelet/lipgloss"),
-			pkg("", "engine/app", "store", "tui"), pkg("engine/format", "engine", "predicates"),
+			pkg("", "engine/app", "store", "tui"), pkg("engine/format", "engine", "predicates", "engine/decision"),
 		}, nil},
 		{"a leaf imports the engine", []listedPackage{pkg("engine/chat", "engine")},
 			[]string{"engine/chat (leaf) imports github.com/ctxlab/ctxlab/engine (engine): a leaf package may import only leaf"}},
+		{"the decision record imports the engine", []listedPackage{pkg("engine/decision", "engine/chat", "predicates", "engine")},
+			[]string{"engine/decision (decision) imports github.com/ctxlab/ctxlab/engine (engine)"}},
+		{"store imports the decision record", []listedPackage{pkg("store", "engine/chat", "engine/decision")},
+			[]string{"store (store) imports github.com/ctxlab/ctxlab/engine/decision (decision): a store package may import only store, leaf"}},
 		{"predicates import the engine", []listedPackage{pkg("predicates", "engine/ctxfile")},
 			[]string{"predicates (predicates) imports github.com/ctxlab/ctxlab/engine/ctxfile (engine)"}},
 		{"store imports the engine", []listedPackage{pkg("store/storetest", "engine")},

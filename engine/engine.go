@@ -17,8 +17,9 @@ import (
 )
 
 // Reader reads saved chats: what opening a chat, switching branch and replaying need, and
-// all a MemStore reads through to its base. Errors wrap chat.ErrNotFound for a chat,
-// branch, checkpoint, message or turn that does not exist.
+// all a MemStore reads through to its base, so a Reader alone is enough to run an engine
+// over saved chats: NewMemStore(r) keeps every write in memory. Errors wrap
+// chat.ErrNotFound for a chat, branch, checkpoint, message or turn that does not exist.
 type Reader interface {
 	// Chat returns a chat.
 	Chat(ctx context.Context, id string) (chat.Chat, error)

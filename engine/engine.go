@@ -16,20 +16,30 @@ import (
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
-// Store is the persistence the engine needs. store.DB satisfies it; errors wrap
-// chat.ErrNotFound, chat.ErrConflict and chat.ErrInvalid.
-type Store interface {
-	CreateChat(ctx context.Context, c chat.Chat) error
+// Reader reads saved chats: what opening a chat, switching branch and replaying need, and
+// all a MemStore reads through to its base, so a Reader alone is enough to run an engine
+// over saved chats: NewMemStore(r) keeps every write in memory. Errors wrap
+// chat.ErrNotFound for a chat, branch, checkpoint, message or turn that does not exist.
+type Reader interface {
+	// Chat returns a chat.
 	Chat(ctx context.Context, id string) (chat.Chat, error)
+	// ChatUsage returns the sum of Turn.Counted over every turn of the chat, every branch.
+	ChatUsage(ctx context.Context, chatID string) (chat.Usage, error)
+	// Branch returns one branch of a chat.
 	Branch(ctx context.Context, chatID, name string) (chat.Branch, error)
+	// Branches returns the branches of a chat in the order they were made, with the
+	// messages and user turns on their paths.
+	Branches(ctx context.Context, chatID string) ([]chat.BranchInfo, error)
+	// Checkpoint returns a named checkpoint of a chat.
+	Checkpoint(ctx context.Context, chatID, name string) (chat.Checkpoint, error)
+	// Path returns the messages from the root to head, in order ("" gives none).
+	Path(ctx context.Context, chatID, head string) ([]chat.Message, error)
 	// PathWithTurns walks from head towards the root and stops before the first message
 	// known returns true for (the fork, which it returns; known nil walks to the root). It
 	// returns the messages walked and the turn records of its assistant messages, both in
 	// path order. Light turn records (ID, Number, UserMessageID, AssistantMessageID, Fired)
 	// are enough.
 	PathWithTurns(ctx context.Context, chatID, head string, known func(id string) bool) ([]chat.Message, []chat.Turn, string, error)
-	// Path returns the messages from the root to head, in order ("" gives none).
-	Path(ctx context.Context, chatID, head string) ([]chat.Message, error)
 	// CompleteTurns returns the complete records of the turns of a path (as Path returns
 	// it): the turns whose assistant message is on the path or, for a turn without one (it
 	// failed before any reply), whose user message is. They are in path order, and in
@@ -37,13 +47,36 @@ type Store interface {
 	CompleteTurns(ctx context.Context, chatID string, path []chat.Message) ([]chat.Turn, error)
 	// Turn returns a complete turn record.
 	Turn(ctx context.Context, chatID, turnID string) (chat.Turn, error)
-	ChatUsage(ctx context.Context, chatID string) (chat.Usage, error)
+}
+
+// Committer saves chats and their steps: what creating a chat and sending a turn need.
+// Errors wrap chat.ErrConflict for an id that is taken or a branch head that moved, and
+// chat.ErrInvalid for ids and names chat.CheckName refuses.
+type Committer interface {
+	// CreateChat saves a new chat with its active branch, empty.
+	CreateChat(ctx context.Context, c chat.Chat) error
+	// Commit writes one step of a chat (see chat.Commit), all or nothing.
 	Commit(ctx context.Context, c chat.Commit) error
-	Branches(ctx context.Context, chatID string) ([]chat.BranchInfo, error)
+}
+
+// Brancher moves the names of a chat's graph: what the branch operations (switch, rewind,
+// restore, checkpoint) need besides a Reader.
+type Brancher interface {
+	// CreateBranch adds a branch at b.Head, and makes it the active one if activate is set.
 	CreateBranch(ctx context.Context, chatID string, b chat.Branch, activate bool) error
+	// SetActiveBranch makes an existing branch the chat's active branch.
 	SetActiveBranch(ctx context.Context, chatID, name string) error
+	// SetCheckpoint names a message of the chat; the same name is overwritten.
 	SetCheckpoint(ctx context.Context, chatID, name, messageID string) error
-	Checkpoint(ctx context.Context, chatID, name string) (chat.Checkpoint, error)
+}
+
+// Store is the persistence an Engine needs: all of Reader, Committer and Brancher.
+// store.DB and MemStore satisfy it; enginetest.TestStore checks a Store against the
+// contract.
+type Store interface {
+	Reader
+	Committer
+	Brancher
 }
 
 // TokenCounter estimates the tokens of a text. llm/tokens provides the real one.

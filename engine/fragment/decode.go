@@ -71,7 +71,7 @@ const (
 //	principle      title*, description*, policies (list)                   yes
 //	policy         rule*, before, reason, policies (list)                  yes
 //	identity       name, role (at least one)                               yes
-//	persona        name*, role*, tone                                      no
+//	persona        name*, role*, objective, tone                           no
 //	alias          term*, meaning*                                         no
 //	preference     aspect*, value*                                         no
 //	correction     subject*, clarification*                                no

@@ -83,7 +83,6 @@ func TestDecodeErrors(t *testing.T) {
 		{"children empty", "- fragment: {name: x, children: []}", "ctx.yaml:1:33: fragment.children is empty"},
 		{"children text", "- fragment: {name: x, children: hint}", "ctx.yaml:1:33: fragment.children must be a list of fragments, got a text"},
 		{"children nested error", "- fragment:\n    name: x\n    children:\n      - hint: ok\n      - hnit: y\n", `ctx.yaml:5:9: unknown fragment kind "hnit"; did you mean hint?`},
-		{"data empty", "- fragment: {name: x, data: {}}", "ctx.yaml:1:23: fragment.data is empty"},
 		{"data null", "- fragment: {name: x, data: }", "ctx.yaml:1:23: fragment.data is empty"},
 		{"data duplicate key", "- fragment: {name: x, data: {a: 1, a: 2}}", `ctx.yaml:1:36: duplicate key "a" in fragment.data`},
 		{"data merge key", "- fragment:\n    name: x\n    data:\n      <<: {a: 1}\n", "ctx.yaml:4:7: merge keys (<<) are not supported in fragment.data"},
@@ -154,6 +153,10 @@ func TestDecode(t *testing.T) {
 				{"t", String("2026-01-02")},
 			})},
 		{"data scalar", "- fragment: {name: n, data: .inf}", New("n", Float(posInf()))},
+		{"data empty text", "- fragment: {name: n, data: ''}", New("n", String(""))},
+		{"data empty list", "- fragment: {name: n, data: []}", New("n", List{})},
+		{"data empty mapping", "- fragment: {name: n, data: {}}", New("n", Object{})},
+		{"data of nulls", "- fragment: {name: n, data: {a: ~, b: [~]}}", New("n", Object{{"b", List{}}})},
 		{"data alias", "- fragment:\n    name: n\n    data: &a {x: 1}\n", New("n", Object{{"x", Int(1)}})},
 		{"file", "- fragment: {name: schema, file: ./schema.sql}", New("schema", FileText(mustRead(t, "testdata/schema.sql")))},
 		{"skills", "- skills: ./skills", SkillsFragment([]Skill{

@@ -402,6 +402,74 @@ func TestRenderConcurrent(t *testing.T) {
 	}
 }
 
+// TestRenderEmptyData: a generic fragment whose data is an empty text, list or mapping (or
+// holds only empty members) decodes and renders nothing in every format, and the fragments
+// around it are untouched; inside a mapping, empty members are left out.
+func TestRenderEmptyData(t *testing.T) {
+	around := func(data string) string {
+		return "- role: r\n- fragment: {name: x, data: " + data + "}\n- hint: h\n"
+	}
+	bare := map[string]string{
+		FormatXML:      "<role>r</role>\n<hint>h</hint>",
+		FormatMarkdown: "## Role\nr\n\n## Hint\nh",
+		FormatTOML:     "role = \"r\"\n\nhint = \"h\"",
+		FormatTOON:     "role: r\nhint: h",
+	}
+	members := map[string]string{
+		FormatXML:      "<role>r</role>\n<x>\n  <b>1</b>\n</x>\n<hint>h</hint>",
+		FormatMarkdown: "## Role\nr\n\n## X\n- **b**: 1\n\n## Hint\nh",
+		FormatTOML:     "role = \"r\"\n\nhint = \"h\"\n\n[x]\nb = 1",
+		FormatTOON:     "role: r\nx:\n  b: 1\nhint: h",
+	}
+	tests := []struct {
+		name, src string
+		want      map[string]string
+	}{
+		{"empty text", around(`""`), bare},
+		{"blank block", "- role: r\n- fragment:\n    name: x\n    data: |\n\n- hint: h\n", bare},
+		{"empty list", around("[]"), bare},
+		{"empty mapping", around("{}"), bare},
+		{"list of empties", around(`["", [], {}, ~]`), bare},
+		{"mapping of empties", around(`{a: "", b: [], c: {d: ""}, e: ~}`), bare},
+		{"empty members", around(`{a: "", b: 1, c: [], d: {}}`), members},
+	}
+	for _, tt := range tests {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(tt.src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var frags []Fragment
+		for _, n := range doc.Content[0].Content {
+			f, err := Decode(n, DecodeOptions{File: "ctx.yaml"})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			frags = append(frags, f)
+		}
+		for _, format := range Formats() {
+			for _, group := range []bool{false, true} {
+				got, err := Render(frags, format, Options{GroupFragments: group})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if group {
+					// grouped too, an empty fragment is as if it were not there
+					if tt.want[format] == bare[format] {
+						without, _ := Render([]Fragment{frags[0], frags[2]}, format, Options{GroupFragments: true})
+						if got != without {
+							t.Errorf("%s as grouped %s: got\n%q\nwant\n%q", tt.name, format, got, without)
+						}
+					}
+					continue
+				}
+				if got != tt.want[format] {
+					t.Errorf("%s as %s: got\n%q\nwant\n%q", tt.name, format, got, tt.want[format])
+				}
+			}
+		}
+	}
+}
+
 // TestRenderFileNewlines: a `file:` fragment loses its final newline ("\n" or "\r\n") and
 // nothing more; the renderers keep the newlines before it.
 func TestRenderFileNewlines(t *testing.T) {

@@ -408,6 +408,7 @@ func TestTOON(t *testing.T) {
 		// (The reference drops the header of a glossary child: "t[1]:\n  - glossary:\n      a,b".)
 		{"glossary as a child", []Fragment{Group("t", Glossary(GlossaryEntry{"a", "b"}))}, false,
 			"t[1]:\n  - glossary[1]{term,expression}:\n      a,b"},
+		{"empty glossary", []Fragment{Glossary(GlossaryEntry{"", ""}), Hint("h")}, false, "hint: h"},
 		{"fragment named glossary", []Fragment{Group("glossary", Hint("a"))}, false, "glossary[1]:\n  - hint: a"},
 		{"multi-line text", []Fragment{Hint("a\n\tb \"c\"")}, false, `hint: "a\n\tb \"c\""`},
 		{"group", []Fragment{Hint("a"), Term("n", "d")}, true, "hints[1]: a\nterms[1]{name,definition}:\n  n,d"},

@@ -102,6 +102,9 @@ func addFragments(o *tobj, frags []Fragment, opt treeOptions) {
 func convertFragment(f Fragment, opt treeOptions) any {
 	if opt.childList && f.Name == kindGlossary {
 		if rows, ok := glossaryRows(f.Data); ok {
+			if len(rows) == 0 {
+				return nil
+			}
 			return rows
 		}
 	}
@@ -128,9 +131,6 @@ func glossaryRows(d Value) (tarr, bool) {
 		if row := convert(e.Data, treeOptions{}); row != nil {
 			rows = append(rows, row)
 		}
-	}
-	if len(rows) == 0 {
-		return nil, true
 	}
 	return rows, true
 }
@@ -202,7 +202,7 @@ func convert(v Value, opt treeOptions) any {
 // holding the list of their data.
 func childList(l List, opt treeOptions) any {
 	items := make(tkids, 0, len(l))
-	groups := map[string]*tobj{}
+	var groups map[string]*tobj // the item of each group, when grouping
 	for _, v := range l {
 		f, ok := v.(Fragment)
 		if !ok {
@@ -223,6 +223,9 @@ func childList(l List, opt treeOptions) any {
 			}
 			o := &tobj{}
 			o.appendTo(g, cv)
+			if groups == nil {
+				groups = map[string]*tobj{}
+			}
 			groups[g] = o
 			items = append(items, o)
 			continue

@@ -1033,6 +1033,21 @@ reminders:
 		want: []string{`t.ctx.yaml:3:16: unknown fragment kind "hnt"; did you mean hint?`},
 	},
 	{
+		name: "fragment reminder with empty data",
+		yaml: `reminders:
+  - id: a
+    fragment: {fragment: {name: x, data: {a: "", b: []}}}
+`,
+		want: []string{`t.ctx.yaml:3:15: fragment renders to empty text`},
+	},
+	{
+		name: "persona unknown field",
+		yaml: `system:
+  - persona: {name: F, role: R, objectve: O}
+`,
+		want: []string{`t.ctx.yaml:2:33: unknown field "objectve" in persona; did you mean objective?`},
+	},
+	{
 		name: "unknown placement",
 		yaml: `reminders:
   - id: a

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/fragment"
 )
 
 func mustParse(t *testing.T, src string) *File {
@@ -173,6 +174,31 @@ reminders:
 	}
 	if got, want := f.Reminders[1].Text, "<hint>Use &lt;CTE&gt; &amp; LIMIT</hint>"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestSystemFidelity: persona takes objective, and a fragment with empty data loads (it
+// renders nothing) while the fragments around it render as usual.
+func TestSystemFidelity(t *testing.T) {
+	f := mustParse(t, `
+system:
+  - persona: {name: Freya, role: Data Assistant, objective: Answer revenue questions, tone: friendly}
+  - fragment: {name: blank, data: ""}
+  - fragment: {name: none, data: []}
+  - fragment: {name: void, data: {a: "", b: {}}}
+  - hint: Keep answers short.
+`)
+	if len(f.System) != 5 {
+		t.Fatalf("got %d system fragments, want 5", len(f.System))
+	}
+	got, err := fragment.Render(f.System, "xml", fragment.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<persona>\n  <name>Freya</name>\n  <role>Data Assistant</role>\n  <objective>Answer revenue questions</objective>\n" +
+		"  <tone>friendly</tone>\n</persona>\n<hint>Keep answers short.</hint>"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 

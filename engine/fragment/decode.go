@@ -71,7 +71,7 @@ const (
 //	principle      title*, description*, policies (list)                   yes
 //	policy         rule*, before, reason, policies (list)                  yes
 //	identity       name, role (at least one)                               yes
-//	persona        name*, role*, tone                                      no
+//	persona        name*, role*, objective, tone                           no
 //	alias          term*, meaning*                                         no
 //	preference     aspect*, value*                                         no
 //	correction     subject*, clarification*                                no
@@ -84,7 +84,9 @@ const (
 // scalar (`answer: 42` is the text "42"); list fields take a list of texts; `policies` takes
 // texts or policy mappings (rule, before, reason, policies). Optional fields left empty are
 // omitted. `glossary` becomes a fragment with one `entry` child (term, expression) per pair.
-// `fragment` names use letters, digits, _ - or . and start with a letter or _. A `file:`
+// `fragment` names use letters, digits, _ - or . and start with a letter or _. A `data:`
+// that is an empty text, list or mapping is accepted and renders nothing (nor do the empty
+// members of a mapping); `data:` with no value at all is an error. A `file:`
 // must be a regular file of at most 2 MiB; its CRLF line ends become LF and its final
 // newline is dropped. `skills:` is decoded by LoadSkills into SkillsFragment.
 func Decode(node *yaml.Node, opt DecodeOptions) (Fragment, error) {

@@ -65,8 +65,10 @@ func (d *decoder) generic(key, val *yaml.Node, depth int) (Fragment, bool) {
 			case "children":
 				data = d.children(k, v, depth)
 			case "data":
+				// An empty text, list or mapping is data that renders nothing (the fragment
+				// disappears); only a missing value (`data:` alone, ~) is a mistake.
 				data = d.data(k, v, "fragment.data", depth+1)
-				if isEmpty(data) && len(d.errs) == before {
+				if data == nil && len(d.errs) == before {
 					d.errorf(k, "fragment.data is empty")
 				}
 			case "file":

@@ -24,6 +24,7 @@ func FuzzDecode(f *testing.F) {
 		"- skills: ./skills", "- glossary: {a: b}", "- principle: {title: t, description: d, policies: [p, {rule: r}]}",
 		"- &a {hint: x}\n- *a", "- fragment: {name: x, children: [{fragment: {name: y, children: [{hint: z}]}}]}",
 		"hint: doc", "- fragment: {name: x, data: &d [*d]}", "- {? [a]: b}",
+		"- fragment: {name: x, data: {a: '', b: [], c: {}}}", "- persona: {name: n, role: r, objective: o}",
 	} {
 		f.Add(s)
 	}

@@ -60,7 +60,7 @@ var kinds = []kindSpec{
 	{name: "principle", textForm: true, fields: []fieldSpec{req("title"), req("description"), pols()}},
 	{name: "policy", textForm: true, fields: []fieldSpec{req("rule"), opt("before"), opt("reason"), pols()}},
 	{name: "identity", textForm: true, fields: []fieldSpec{opt("name"), opt("role")}, oneOf: true},
-	{name: "persona", fields: []fieldSpec{req("name"), req("role"), opt("tone")}},
+	{name: "persona", fields: []fieldSpec{req("name"), req("role"), opt("objective"), opt("tone")}},
 	{name: "alias", fields: []fieldSpec{req("term"), req("meaning")}},
 	{name: "preference", fields: []fieldSpec{req("aspect"), req("value")}},
 	{name: "correction", fields: []fieldSpec{req("subject"), req("clarification")}},
@@ -195,9 +195,11 @@ func Identity(name, role string) Fragment {
 	return New("identity", object(Field{"name", String(name)}, Field{"role", String(role)}))
 }
 
-// Persona is the assistant's persona: name, role and optional tone.
-func Persona(name, role, tone string) Fragment {
-	return New("persona", object(Field{"name", String(name)}, Field{"role", String(role)}, Field{"tone", String(tone)}))
+// Persona is the assistant's persona: name, role, and the optional objective and tone (empty
+// ones are left out).
+func Persona(name, role, objective, tone string) Fragment {
+	return New("persona", object(Field{"name", String(name)}, Field{"role", String(role)},
+		Field{"objective", String(objective)}, Field{"tone", String(tone)}))
 }
 
 // Alias is the user's own meaning of a term.

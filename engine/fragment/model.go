@@ -19,7 +19,9 @@
 // TOML and TOON are key/value formats: fragments of the same name at one level share one key,
 // placed where the first one was (a list when there are several), and TOML writes the plain
 // keys of a table before its sub-tables, so a text fragment that follows a table moves up to
-// the top.
+// the top. TOON writes the children of a fragment as the ToonRenderer of @deepagents/context
+// does, a list with one item per child (`sql_guidelines[2]:` then `  - hint: …`), and a
+// glossary as a table of term and expression.
 package fragment
 
 // Value is the data of a fragment: String, FileText, Int, Float, Bool, Object, List or

@@ -22,9 +22,15 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // loadRich decodes every entry of testdata/rich.ctx.yaml.
 func loadRich(t testing.TB) []Fragment {
 	t.Helper()
+	return loadFixture(t, "testdata/rich.ctx.yaml")
+}
+
+// loadFixture decodes every entry of the system list of a context file under testdata.
+func loadFixture(t testing.TB, path string) []Fragment {
+	t.Helper()
 	var frags []Fragment
-	for _, n := range richNodes(t) {
-		f, err := Decode(n, DecodeOptions{File: "testdata/rich.ctx.yaml"})
+	for _, n := range systemNodes(t, path) {
+		f, err := Decode(n, DecodeOptions{File: path})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +42,13 @@ func loadRich(t testing.TB) []Fragment {
 // richNodes returns the entries of the system list of testdata/rich.ctx.yaml.
 func richNodes(t testing.TB) []*yaml.Node {
 	t.Helper()
-	src, err := os.ReadFile("testdata/rich.ctx.yaml")
+	return systemNodes(t, "testdata/rich.ctx.yaml")
+}
+
+// systemNodes returns the entries of the system list of a context file.
+func systemNodes(t testing.TB, path string) []*yaml.Node {
+	t.Helper()
+	src, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,42 +61,67 @@ func richNodes(t testing.TB) []*yaml.Node {
 
 var goldenExt = map[string]string{FormatXML: "xml", FormatMarkdown: "md", FormatTOML: "toml", FormatTOON: "toon"}
 
+// TestGolden renders the fixtures under testdata in every format and compares the output with
+// testdata/golden. rich.ctx.yaml holds every kind and is rendered with and without
+// group_fragments.
+//
+// reference.ctx.yaml holds fragments rendered by @deepagents/context 0.29.1 for comparison
+// (persona with objective, empty data, fragments with children); its goldens are the
+// reference's output except where the spec says otherwise:
+//   - empty data renders nothing in every format: the reference writes `<blank></blank>` and
+//     `<note></note>` in XML, a heading with nothing under it and `- **note**: ` bullets in
+//     Markdown, `blank = ""`, `nothing = []` and `[void]` in TOML, and `blank: ""`,
+//     `nothing[0]:`, `void:` in TOON;
+//   - TOML is valid TOML: children of the same name share one key holding an array (the
+//     reference repeats `hint = …`, which TOML parsers refuse).
 func TestGolden(t *testing.T) {
-	frags := loadRich(t)
-	for _, format := range Formats() {
-		for _, group := range []bool{false, true} {
-			name := "rich." + goldenExt[format]
-			if group {
-				name = "rich.grouped." + goldenExt[format]
+	type fixture struct {
+		name   string
+		groups []bool
+	}
+	for _, fx := range []fixture{{"rich", []bool{false, true}}, {"reference", []bool{false}}} {
+		frags := loadFixture(t, filepath.Join("testdata", fx.name+".ctx.yaml"))
+		for _, format := range Formats() {
+			for _, group := range fx.groups {
+				name := fx.name + "." + goldenExt[format]
+				if group {
+					name = fx.name + ".grouped." + goldenExt[format]
+				}
+				goldenCase(t, name, frags, format, group)
 			}
-			t.Run(name, func(t *testing.T) {
-				got, err := Render(frags, format, Options{GroupFragments: group})
-				if err != nil {
-					t.Fatal(err)
-				}
-				path := filepath.Join("testdata", "golden", name)
-				if *update {
-					if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
-						t.Fatal(err)
-					}
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update)", err)
-				}
-				if got+"\n" != string(want) {
-					t.Errorf("output differs from %s (run go test -update and review the diff):\n%s", path, got)
-				}
-				checkLines(t, got)
-				switch format {
-				case FormatXML:
-					checkXML(t, got)
-				case FormatTOML:
-					parseTOML(t, got)
-				}
-			})
 		}
 	}
+}
+
+// goldenCase renders frags and compares the output with testdata/golden/NAME.
+func goldenCase(t *testing.T, name string, frags []Fragment, format string, group bool) {
+	t.Helper()
+	t.Run(name, func(t *testing.T) {
+		got, err := Render(frags, format, Options{GroupFragments: group})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", "golden", name)
+		if *update {
+			if err := os.WriteFile(path, []byte(got+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if got+"\n" != string(want) {
+			t.Errorf("output differs from %s (run go test -update and review the diff):\n%s", path, got)
+		}
+		checkLines(t, got)
+		switch format {
+		case FormatXML:
+			checkXML(t, got)
+		case FormatTOML:
+			parseTOML(t, got)
+		}
+	})
 }
 
 // checkLines fails on trailing blanks, tab indentation and JavaScript leftovers.
@@ -340,10 +377,39 @@ func TestTOON(t *testing.T) {
 			"n:\n  z: 0\n  nan: null\n  big: 1000000000000000000000\n  f: 0.1\n  i: -7"},
 		{"keys", []Fragment{New("my key", String("v")), New("a.b", String("w")), New("1a", String("x"))}, false,
 			"\"my key\": v\na.b: w\n\"1a\": x"},
-		{"children", []Fragment{Group("container", Hint("Use CTEs"))}, false, "container:\n  hint: Use CTEs"},
-		{"repeated children", []Fragment{Group("t", Hint("a"), Hint("b"))}, false, "t:\n  hint[2]: a,b"},
+		// Children are a list, one item per child, as the reference's ToonRenderer writes them
+		// (checked against @deepagents/context 0.29.1, which gives the same text).
+		{"children", []Fragment{Group("container", Hint("Use CTEs"))}, false, "container[1]:\n  - hint: Use CTEs"},
+		{"repeated children", []Fragment{Group("t", Hint("a"), Hint("b"))}, false, "t[2]:\n  - hint: a\n  - hint: b"},
+		{"children of every shape", []Fragment{Group("checks", Hint("Read the error"), Term("MRR", "monthly"),
+			New("limits", Object{{"max_rows", Int(500)}, {"strict", Bool(true)}}))}, false,
+			"checks[3]:\n  - hint: Read the error\n  - term:\n      name: MRR\n      definition: monthly\n" +
+				"  - limits:\n      max_rows: 500\n      strict: true"},
+		{"children never tabular", []Fragment{Group("t", New("a", Object{{"x", Int(1)}}), New("a", Object{{"x", Int(2)}}))}, false,
+			"t[2]:\n  - a:\n      x: 1\n  - a:\n      x: 2"},
+		{"children beside values", []Fragment{New("t", List{Object{{"hint", String("x")}}, Hint("y"), String("z")})}, false,
+			"t[3]:\n  - hint: x\n  - hint: y\n  - z"},
+		{"empty children left out", []Fragment{Group("t", Hint(""), New("d", List{}), Hint("a"))}, false, "t[1]:\n  - hint: a"},
+		{"only empty children", []Fragment{Group("t", Hint(""), New("d", Object{})), Hint("h")}, false, "hint: h"},
+		// Where the reference writes what TOON cannot read back, the TOON form of the same data:
+		// the reference gives "outer[2]:\n  - inner:\n      - hint: a\n      - hint: b\n  - hint: c"
+		// (list items under a key without an array header) ...
+		{"nested children", []Fragment{Group("outer", Group("inner", Hint("a"), Hint("b")), Hint("c"))}, false,
+			"outer[2]:\n  - inner[2]:\n      - hint: a\n      - hint: b\n  - hint: c"},
+		// ... and "outer[2]:\n  - tags:\n\n  - hint: c" (the array lost).
+		{"array child", []Fragment{Group("outer", New("tags", Strings("a", "b")), Hint("c"))}, false,
+			"outer[2]:\n  - tags[2]: a,b\n  - hint: c"},
+		{"nested fragment data", []Fragment{New("outer", Hint("a"))}, false, "outer:\n  hint: a"},
+		{"grouped children", []Fragment{Group("instructions", Hint("a"), Term("n", "d"), Hint("b"), New("data", String("x")))}, true,
+			"instructions[3]:\n  - hints[2]: a,b\n  - terms[1]{name,definition}:\n      n,d\n  - data: x"},
+		// The reference's glossary is a list of {term, expression} objects: a table.
 		{"glossary tabular", []Fragment{Glossary(GlossaryEntry{"revenue", "SUM(x)"}, GlossaryEntry{"churn", "lost: users"})}, false,
-			"glossary:\n  entry[2]{term,expression}:\n    revenue,SUM(x)\n    churn,\"lost: users\""},
+			"glossary[2]{term,expression}:\n  revenue,SUM(x)\n  churn,\"lost: users\""},
+		// (The reference drops the header of a glossary child: "t[1]:\n  - glossary:\n      a,b".)
+		{"glossary as a child", []Fragment{Group("t", Glossary(GlossaryEntry{"a", "b"}))}, false,
+			"t[1]:\n  - glossary[1]{term,expression}:\n      a,b"},
+		{"empty glossary", []Fragment{Glossary(GlossaryEntry{"", ""}), Hint("h")}, false, "hint: h"},
+		{"fragment named glossary", []Fragment{Group("glossary", Hint("a"))}, false, "glossary[1]:\n  - hint: a"},
 		{"multi-line text", []Fragment{Hint("a\n\tb \"c\"")}, false, `hint: "a\n\tb \"c\""`},
 		{"group", []Fragment{Hint("a"), Term("n", "d")}, true, "hints[1]: a\nterms[1]{name,definition}:\n  n,d"},
 		{"nothing", nil, false, ""},
@@ -398,6 +464,74 @@ func TestRenderConcurrent(t *testing.T) {
 	for range 4 {
 		if got := <-done; got != want {
 			t.Error("concurrent render differs")
+		}
+	}
+}
+
+// TestRenderEmptyData: a generic fragment whose data is an empty text, list or mapping (or
+// holds only empty members) decodes and renders nothing in every format, and the fragments
+// around it are untouched; inside a mapping, empty members are left out.
+func TestRenderEmptyData(t *testing.T) {
+	around := func(data string) string {
+		return "- role: r\n- fragment: {name: x, data: " + data + "}\n- hint: h\n"
+	}
+	bare := map[string]string{
+		FormatXML:      "<role>r</role>\n<hint>h</hint>",
+		FormatMarkdown: "## Role\nr\n\n## Hint\nh",
+		FormatTOML:     "role = \"r\"\n\nhint = \"h\"",
+		FormatTOON:     "role: r\nhint: h",
+	}
+	members := map[string]string{
+		FormatXML:      "<role>r</role>\n<x>\n  <b>1</b>\n</x>\n<hint>h</hint>",
+		FormatMarkdown: "## Role\nr\n\n## X\n- **b**: 1\n\n## Hint\nh",
+		FormatTOML:     "role = \"r\"\n\nhint = \"h\"\n\n[x]\nb = 1",
+		FormatTOON:     "role: r\nx:\n  b: 1\nhint: h",
+	}
+	tests := []struct {
+		name, src string
+		want      map[string]string
+	}{
+		{"empty text", around(`""`), bare},
+		{"blank block", "- role: r\n- fragment:\n    name: x\n    data: |\n\n- hint: h\n", bare},
+		{"empty list", around("[]"), bare},
+		{"empty mapping", around("{}"), bare},
+		{"list of empties", around(`["", [], {}, ~]`), bare},
+		{"mapping of empties", around(`{a: "", b: [], c: {d: ""}, e: ~}`), bare},
+		{"empty members", around(`{a: "", b: 1, c: [], d: {}}`), members},
+	}
+	for _, tt := range tests {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(tt.src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var frags []Fragment
+		for _, n := range doc.Content[0].Content {
+			f, err := Decode(n, DecodeOptions{File: "ctx.yaml"})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			frags = append(frags, f)
+		}
+		for _, format := range Formats() {
+			for _, group := range []bool{false, true} {
+				got, err := Render(frags, format, Options{GroupFragments: group})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if group {
+					// grouped too, an empty fragment is as if it were not there
+					if tt.want[format] == bare[format] {
+						without, _ := Render([]Fragment{frags[0], frags[2]}, format, Options{GroupFragments: true})
+						if got != without {
+							t.Errorf("%s as grouped %s: got\n%q\nwant\n%q", tt.name, format, got, without)
+						}
+					}
+					continue
+				}
+				if got != tt.want[format] {
+					t.Errorf("%s as %s: got\n%q\nwant\n%q", tt.name, format, got, tt.want[format])
+				}
+			}
 		}
 	}
 }
@@ -467,7 +601,7 @@ func TestGroupOwnPlural(t *testing.T) {
 		{FormatTOML, top, "data = [\"a\", \"b\"]\n\nhints = [\"h\"]"},
 		{FormatTOML, nested, "[instructions]\nhints = [\"a\"]\nnews = \"n\""},
 		{FormatTOON, top, "data[2]: a,b\nhints[1]: h"},
-		{FormatTOON, nested, "instructions:\n  hints[1]: a\n  news: n"},
+		{FormatTOON, nested, "instructions[2]:\n  - hints[1]: a\n  - news: n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.format+" "+tt.frags[0].Name, func(t *testing.T) {

@@ -16,7 +16,7 @@ type tomlRenderer struct{ opt Options }
 // Render implements Renderer.
 func (r tomlRenderer) Render(frags []Fragment) string {
 	w := tomlWriter{buf: make([]byte, 0, 4096)}
-	w.body(nil, buildTree(frags, r.opt.GroupFragments))
+	w.body(nil, buildTree(frags, treeOptions{group: r.opt.GroupFragments}))
 	return trimNewline(w.buf)
 }
 

@@ -16,7 +16,7 @@ type toonRenderer struct{ opt Options }
 // Render implements Renderer.
 func (r toonRenderer) Render(frags []Fragment) string {
 	w := toonWriter{buf: make([]byte, 0, 4096)}
-	w.fields(buildTree(frags, r.opt.GroupFragments), 0)
+	w.fields(buildTree(frags, treeOptions{group: r.opt.GroupFragments, childList: true}), 0)
 	return trimNewline(w.buf)
 }
 
@@ -40,7 +40,9 @@ func (w *toonWriter) field(prefix, k string, v any, depth int) {
 		w.buf = append(w.buf, ":\n"...)
 		w.fields(x, depth+1)
 	case tarr:
-		w.array(prefix, k, true, x, depth+1)
+		w.array(prefix, k, true, x, depth+1, false)
+	case tkids:
+		w.array(prefix, k, true, tarr(x), depth+1, true)
 	default:
 		w.buf = append(w.buf, prefix...)
 		w.buf = appendTOONKey(w.buf, k)
@@ -51,8 +53,8 @@ func (w *toonWriter) field(prefix, k string, v any, depth int) {
 }
 
 // array writes an array header after prefix (with the key when keyed) and its rows or items
-// at depth.
-func (w *toonWriter) array(prefix, k string, keyed bool, a tarr, depth int) {
+// at depth; asList writes list items even when the values could be inline or tabular.
+func (w *toonWriter) array(prefix, k string, keyed bool, a tarr, depth int, asList bool) {
 	head := func(fields []string) {
 		w.buf = append(w.buf, prefix...)
 		if keyed {
@@ -73,7 +75,7 @@ func (w *toonWriter) array(prefix, k string, keyed bool, a tarr, depth int) {
 		}
 		w.buf = append(w.buf, ':')
 	}
-	if allScalars(a) {
+	if !asList && allScalars(a) {
 		head(nil)
 		for i, e := range a {
 			if i == 0 {
@@ -86,7 +88,7 @@ func (w *toonWriter) array(prefix, k string, keyed bool, a tarr, depth int) {
 		w.buf = append(w.buf, '\n')
 		return
 	}
-	if fields := tabularFields(a); fields != nil {
+	if fields := tabularFields(a); !asList && fields != nil {
 		head(fields)
 		w.buf = append(w.buf, '\n')
 		for _, e := range a {
@@ -120,7 +122,9 @@ func (w *toonWriter) item(v any, depth int) {
 			w.field(spaces(depth+1), x.keys[i], x.vals[i], depth+1)
 		}
 	case tarr:
-		w.array(prefix, "", false, x, depth+1)
+		w.array(prefix, "", false, x, depth+1, false)
+	case tkids:
+		w.array(prefix, "", false, tarr(x), depth+1, true)
 	default:
 		w.buf = append(w.buf, prefix...)
 		w.buf = appendTOONValue(w.buf, x, ',')

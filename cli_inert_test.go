@@ -8,6 +8,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/predicates"
 )
 
 // Hostile sequences: set the window title, clear the screen.
@@ -336,4 +339,59 @@ func TestInertImportedChat(t *testing.T) {
 	if userText(traces[1].Request) != user2 || traces[1].Assistant.Text != reply2 {
 		t.Errorf("turn 2: got user %q, reply %q; want %q and %q", userText(traces[1].Request), traces[1].Assistant.Text, user2, reply2)
 	}
+}
+
+// TestWriteTurnInert prints turns whose every text field is hostile, through every line of
+// the human turn block, and the writes of a sequence cut in two.
+func TestWriteTurnInert(t *testing.T) {
+	h := func(s string) string { return s + setTitle + "-" + clearScreen + "x" }
+	pred := &predicates.Result{Expr: h("contentIncludes(['a'])"), Why: h("matched")}
+	tests := []struct {
+		name         string
+		trace        engine.Trace
+		user, source string
+		visible      []string
+	}{
+		{"reply", engine.Trace{Turn: 1, Branch: h("main"), At: h("now"), ChatID: h("chat"), Error: h("boom"),
+			Assistant: &engine.AssistantTrace{Text: h("reply"), FinishReason: h("length"), Interrupted: true, Tools: []engine.ToolTrace{
+				{Name: h("t1"), State: chat.ToolOutputError, Error: h("denied")},
+				{Name: h("t2"), State: chat.ToolInputStreaming},
+				{Name: h("t3"), State: chat.ToolOutputAvailable, Output: h("out")},
+			}}}, h("question"), h("model"),
+			[]string{"── turn 1 · main-x · now-x · chat chat-x", "user:            question-x",
+				"[model-x] reply-x [t1-x failed: denied-x] [t2-x input-streaming] [t3-x ok] [interrupted]",
+				"finish:          length-x", "error:           boom-x"}},
+		{"decisions", engine.Trace{Turn: 2, Branch: "main", Decisions: []engine.Decision{
+			{ID: h("r1"), Source: engine.SourceReminder, Fired: true, Placement: h("inline"), Tier: "safety", Tokens: 3, Trace: pred},
+			{ID: h("r2"), Source: engine.SourceReminder, Reason: h("max_per_chat"), Detail: h("2 of 2"), Was: &engine.Was{Reason: h("fired")}},
+			{ID: h("r3"), Source: engine.SourceReminder, Reason: engine.ReasonPredicateFalse},
+			{ID: h("i1"), Source: engine.SourceInstruction, Fired: true, Kind: h("must"), Scope: h("In: Mode")},
+			{ID: h("i2"), Source: engine.SourceInstruction, Reason: h("mode_inactive")},
+		}, Removed: []engine.Removed{{ID: h("gone"), Reason: h("fired"), Fired: true}}}, "", "",
+			[]string{"r1-x [inline-x, safety, 3 tok] contentIncludes(['a'])-x: matched-x", "r2-x: max_per_chat-x (2 of 2-x)",
+				"predicate_false: r3-x", "[must-x] i1-x (In: Mode-x)", "mode_inactive-x: i2-x",
+				"r2-x: max_per_chat-x (was fired-x)", "gone-x: not in the file (was fired: fired-x)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			writeTurn(&b, &tt.trace, tt.user, tt.source)
+			checkInert(t, "writeTurn", b.String(), tt.visible...)
+		})
+	}
+
+	// An OSC, a CSI and a C1 CSI (U+009B, two bytes) each cut across two writes.
+	t.Run("sequences cut across writes", func(t *testing.T) {
+		var b strings.Builder
+		w := humanOutput(&b)
+		for _, p := range []string{"a\x1b", "]0;PWNED", "\x07b\x1b[", "2Jc\xc2", "\x9b"} {
+			if n, err := io.WriteString(w, p); n != len(p) || err != nil {
+				t.Fatalf("wrote %d of %d bytes, error %v", n, len(p), err)
+			}
+		}
+		checkInert(t, "writes", b.String(), "a", "b", "c")
+		if humanOutput(w) != w {
+			t.Error("humanOutput wrapped an inert writer twice")
+		}
+	})
 }

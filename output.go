@@ -43,7 +43,9 @@ func (j *jsonLines) write(v any) error {
 // inert.Text, so that no text it prints (model output, tool data, model ids, server
 // errors, imported messages, context-file text) can drive the terminal. Since what reaches
 // w holds no control character but newline and tab, no escape sequence can form across
-// two writes either. JSON output never goes through it: it is lossless.
+// two writes either; a character cut across two writes becomes U+FFFD, so give it whole
+// lines or fields (as fmt's calls do), never a buffer's arbitrary chunks. JSON output never
+// goes through it: it is lossless.
 type inertWriter struct{ w io.Writer }
 
 // humanOutput returns w as an inertWriter (w itself when it is one already).

@@ -71,8 +71,9 @@ func writeTestFile(t *testing.T, dir, name, s string) string {
 
 // TestInertScriptAndContextFile plays a script with a hostile user message, reply, tool
 // output and tool error over a context file with a hostile model name, role fragment and
-// run-start reminder (id and text), through run, replay, prompt and config; and a context
-// file whose invalid predicate makes the error message quote an ESC.
+// run-start reminder (id and text), through run, replay, prompt and config; scripts whose
+// chat id or checkpoint name holds a C1 CSI; and a context file whose invalid predicate
+// makes the error message quote an ESC.
 func TestInertScriptAndContextFile(t *testing.T) {
 	isolateCtxlabEnv(t)
 	const (
@@ -118,6 +119,11 @@ turns:
         - {name: query, input: {sql: select 1}, output: %s}
         - {name: deploy, input: {env: prod}, error: %s}
 `, yq(user), yq(reply), yq(output), yq(failure)))
+	// Ids and names are printed as they are: one holding a C1 CSI is refused.
+	c1ID := writeTestFile(t, dir, "c1-id.script.yaml", "context: hostile.ctx.yaml\nchat: {id: \"c\\u009b2Jx\"}\n"+
+		"turns:\n  - user: hi\n    assistant: ok\n")
+	c1Checkpoint := writeTestFile(t, dir, "c1-checkpoint.script.yaml", "context: hostile.ctx.yaml\nchat: {id: c1}\n"+
+		"turns:\n  - user: hi\n    assistant: ok\n  - checkpoint: \"cp\\u009b2J\"\n")
 	// The predicate parser quotes the character it did not expect: here an ESC.
 	badContext := writeTestFile(t, dir, "bad.ctx.yaml", fmt.Sprintf(`version: 1
 reminders:
@@ -142,6 +148,10 @@ reminders:
 				[]string{"<system-reminder>Start ", " of the session.</system-reminder>", "You are a ", " helpful assistant.",
 					"start-note [run-start", "model gpt-4o-mini · "}},
 			{"config", []string{"config", "--context", ctxPath}, 0, []string{"gpt-4o-mini"}},
+			{"C1 in a chat id", []string{"run", c1ID, "--db", ":memory:"}, exitInvalid,
+				[]string{`chat id "c\u009b2Jx": control character`}},
+			{"C1 in a checkpoint name", []string{"run", c1Checkpoint, "--db", ":memory:"}, exitInvalid,
+				[]string{`checkpoint name "cp\u009b2J": control character`}},
 			{"invalid input", []string{"prompt", "--context", badContext}, exitInvalid,
 				[]string{"bad.ctx.yaml:5:", "when: expected list item or ']', found"}},
 		} {

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -37,7 +38,7 @@ func (a *app) configCommand() *cobra.Command {
 				}
 				return nil
 			}
-			fmt.Fprint(a.stdout, s.Describe())
+			fmt.Fprint(a.stdout, inert.Text(s.Describe())) // values come from files and the environment
 			return nil
 		},
 	}
@@ -64,7 +65,7 @@ func (a *app) modelsCommand() *cobra.Command {
 				return fmt.Errorf("model: %w", err)
 			}
 			for _, n := range names {
-				fmt.Fprintln(a.stdout, n)
+				fmt.Fprintln(a.stdout, inert.Line(n)) // the server's ids, untrusted
 			}
 			return nil
 		},

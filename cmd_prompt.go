@@ -51,11 +51,7 @@ func (a *app) promptCommand() *cobra.Command {
 			if asJSON {
 				return writeJSONLine(a.stdout, trace)
 			}
-			fmt.Fprintf(a.stdout, "── system prompt · %s · ~%d tokens\n%s\n\n", file.Renderer,
-				plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
-			writeTurn(a.stdout, &trace, user, "")
-			fmt.Fprintf(a.stdout, "  %-16s model %s · %d messages · %d tools\n", "request:",
-				plan.Request.Model, len(plan.Request.Messages), len(plan.Request.Tools))
+			writePrompt(a.stdout, file.Renderer, plan, &trace, user)
 			return nil
 		},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/llm/config"
 )
 
@@ -48,10 +49,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	if diag.IsInvalidInput(err) {
 		// FILE:LINE:COL: message at the start of every line, as editors expect.
-		fmt.Fprintln(stderr, err.Error())
+		fmt.Fprintln(stderr, inert.Text(err.Error()))
 		return exitInvalid
 	}
-	fmt.Fprintln(stderr, "ctxlab: "+err.Error())
+	// Errors quote servers, models and files: printed inert, never able to drive the terminal.
+	fmt.Fprintln(stderr, "ctxlab: "+inert.Text(err.Error()))
 	var usage *usageError
 	var setting *config.SettingError
 	if errors.As(err, &usage) || errors.As(err, &setting) || strings.HasPrefix(err.Error(), "unknown command ") {

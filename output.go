@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // writeJSONLine writes v as one line of JSON, with <, > and & left as they are.
@@ -38,10 +39,47 @@ func (j *jsonLines) write(v any) error {
 	return enc.Encode(v)
 }
 
+// inertWriter is the human-readable output of a command: every write passes through
+// inert.Text, so that no text it prints (model output, tool data, model ids, server
+// errors, imported messages, context-file text) can drive the terminal. Since what reaches
+// w holds no control character but newline and tab, no escape sequence can form across
+// two writes either; a character cut across two writes becomes U+FFFD, so give it whole
+// lines or fields (as fmt's calls do), never a buffer's arbitrary chunks. JSON output never
+// goes through it: it is lossless.
+type inertWriter struct{ w io.Writer }
+
+// humanOutput returns w as an inertWriter (w itself when it is one already).
+func humanOutput(w io.Writer) io.Writer {
+	if _, ok := w.(inertWriter); ok {
+		return w
+	}
+	return inertWriter{w}
+}
+
+// Write writes p made inert and reports all of p written when that succeeds.
+func (iw inertWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(iw.w, inert.Text(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// writePrompt prints what `ctxlab prompt` shows of a planned turn: the rendered system
+// prompt, the turn's block and a summary of the request.
+func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trace, user string) {
+	w = humanOutput(w)
+	fmt.Fprintf(w, "── system prompt · %s · ~%d tokens\n%s\n\n", renderer,
+		plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
+	writeTurn(w, t, user, "")
+	fmt.Fprintf(w, "  %-16s model %s · %d messages · %d tools\n", "request:",
+		inert.Line(plan.Request.Model), len(plan.Request.Messages), len(plan.Request.Tools))
+}
+
 // writeTurn prints the compact human-readable block of one turn: what fired and why, what
 // did not and why (grouped), the instructions applied, the reply (labelled with where it
-// came from, when known) and the tokens.
+// came from, when known) and the tokens. Everything it prints is made inert.
 func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
+	w = humanOutput(w)
 	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
 	if t.ChatID != "" {
 		fmt.Fprintf(w, " · chat %s", t.ChatID)
@@ -201,9 +239,10 @@ func formatUSD(usd float64) string {
 	return fmt.Sprintf("$%.4f", usd)
 }
 
-// oneLine flattens s to one line of at most n characters.
+// oneLine flattens s to one line of at most n characters, made inert first so that the
+// characters counted are the ones shown.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(inert.Text(s)), " ")
 	r := []rune(s)
 	if len(r) > n {
 		return string(r[:n-1]) + "…"

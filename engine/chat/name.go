@@ -11,7 +11,8 @@ import (
 const MaxNameLen = 1024
 
 // CheckName reports an id or name that a store refuses: empty, longer than MaxNameLen,
-// not valid UTF-8, or holding a control character. kind names it in the message ("branch
+// not valid UTF-8, or holding a control character (C0, DEL or C1: ids and names are printed
+// as they are, and a C1 CSI could drive a terminal). kind names it in the message ("branch
 // name"). The error wraps ErrInvalid.
 func CheckName(kind, s string) error {
 	switch {
@@ -23,7 +24,7 @@ func CheckName(kind, s string) error {
 		return nameError(fmt.Sprintf("%s %q: not valid UTF-8", kind, s))
 	}
 	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f {
 			return nameError(fmt.Sprintf("%s %q: control character", kind, s))
 		}
 	}

@@ -17,6 +17,9 @@ func TestCheckName(t *testing.T) {
 		{"a\xffb", `branch name "a\xffb": not valid UTF-8`},
 		{"a\tb", `branch name "a\tb": control character`},
 		{"a\x7fb", `branch name "a\x7fb": control character`},
+		{"a\u009b2Jb", `branch name "a\u009b2Jb": control character`},
+		{"a\u0085b", `branch name "a\u0085b": control character`},
+		{"a\u00a0b", ""},
 	} {
 		err := CheckName("branch name", tt.name)
 		switch {

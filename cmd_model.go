@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxlab/ctxlab/engine/inert"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 func (a *app) configCommand() *cobra.Command {

@@ -212,6 +212,9 @@ func (in *inspector) body(width int) *body {
 	case tabUsage:
 		in.renderUsage(bb)
 	}
+	if len(bb.b.head) > 0 { // a rule under the pinned lines
+		bb.b.head = append(bb.b.head, in.th.Render(themes.Border, strings.Repeat("─", width)))
+	}
 	b := bb.done()
 	in.cache[k] = b
 	return b
@@ -509,15 +512,27 @@ func (bb *builder) add(line string) {
 }
 
 // text adds text (already made inert) wrapped to the width after an indent of indent
-// cells, in one role. Continuation lines get hang more cells.
+// cells, in one role. Continuation lines get hang more cells; an indented line (code)
+// continues two cells under its own indent.
 func (bb *builder) text(role themes.Role, indent, hang int, text string) {
-	first, w := indentFor(indent, bb.width)
-	next, w2 := indentFor(indent+hang, bb.width)
+	for _, l := range wrapIndented(text, indent, hang, bb.width) {
+		bb.add(l.pad + bb.th.Render(role, l.text))
+	}
+}
+
+// indented is a wrapped line: its indent and its text.
+type indented struct{ pad, text string }
+
+// wrapIndented wraps text (tabs expanded here) for a width after an indent, continuation
+// lines hang cells further in (two cells under the leading spaces of an indented line).
+func wrapIndented(text string, indent, hang, width int) []indented {
+	first, w := indentFor(indent, width)
+	var out []indented
 	for _, para := range strings.Split(inert.ExpandTabs(text, 4), "\n") {
 		lines := wrapLine(para, w)
-		next, w2 := next, w2
-		if lead := len(para) - len(strings.TrimLeft(para, " ")); lead > 0 { // code: under its own indent
-			next, w2 = indentFor(first+lead+2, bb.width)
+		next, w2 := indentFor(indent+hang, width)
+		if lead := len(para) - len(strings.TrimLeft(para, " ")); lead > 0 {
+			next, w2 = indentFor(first+lead+2, width)
 		}
 		if next != first && len(lines) > 1 && strings.HasPrefix(para, lines[0]) {
 			lines = append(lines[:1], wrapLine(strings.TrimLeft(para[len(lines[0]):], " "), w2)...)
@@ -527,13 +542,14 @@ func (bb *builder) text(role themes.Role, indent, hang int, text string) {
 			if i > 0 {
 				pad = next
 			}
-			bb.add(strings.Repeat(" ", pad) + bb.th.Render(role, l))
+			out = append(out, indented{strings.Repeat(" ", pad), l})
 		}
 	}
+	return out
 }
 
 // segs adds a line made of segments after an indent; when the segments do not fit they
-// are wrapped as one text in the first segment's role.
+// are wrapped as one text in the first segment's role, continuing two cells further in.
 func (bb *builder) segs(indent int, segs ...seg) {
 	for _, l := range bb.segLines(indent, segs) {
 		bb.add(l)
@@ -541,15 +557,14 @@ func (bb *builder) segs(indent int, segs ...seg) {
 }
 
 func (bb *builder) segLines(indent int, segs []seg) []string {
-	indent, w := indentFor(indent, bb.width)
-	pad := strings.Repeat(" ", indent)
+	pad, w := indentFor(indent, bb.width)
 	plain := 0
 	for _, s := range segs {
 		plain += ansi.StringWidth(s.text)
 	}
 	if plain <= w {
 		var b strings.Builder
-		b.WriteString(pad)
+		b.WriteString(strings.Repeat(" ", pad))
 		for _, s := range segs {
 			if s.text != "" {
 				b.WriteString(bb.th.Render(s.role, s.text))
@@ -566,8 +581,8 @@ func (bb *builder) segLines(indent int, segs []seg) []string {
 		role = segs[0].role
 	}
 	var out []string
-	for _, l := range wrapText(all.String(), w) {
-		out = append(out, pad+bb.th.Render(role, l))
+	for _, l := range wrapIndented(all.String(), indent, 2, bb.width) {
+		out = append(out, l.pad+bb.th.Render(role, l.text))
 	}
 	return out
 }

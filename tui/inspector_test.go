@@ -194,6 +194,10 @@ func TestInspectorGoldens(t *testing.T) {
 	preview := support.sess.Preview(engine.UserInput{Text: "the query failed again with an error", At: time.Date(2026, 3, 28, 9, 5, 0, 0, time.UTC)})
 	previewTrace := engine.PlanTrace(support.chatID, preview)
 
+	// Turn 2 under the edited file: concise fires now; and a reminder the edited file
+	// no longer has (the demo's edit removes none).
+	was := edited[1]
+	was.Removed = []engine.Removed{{ID: "old-hint", Source: engine.SourceReminder, Fired: true, Reason: engine.ReasonFired}}
 	// A turn as a model would have answered it: latency measured.
 	timed := &support.sent[1]
 	timed.Latency = engine.LatencyTrace{TTFT: 420, Total: 1380}
@@ -206,9 +210,9 @@ func TestInspectorGoldens(t *testing.T) {
 		keys []string
 	}{
 		{name: "why", tab: tabWhy, view: turnView{Trace: turn3}},
-		{name: "why_tree", tab: tabWhy, view: turnView{Trace: turn3}, keys: []string{"enter"}},
+		{name: "why_tree", tab: tabWhy, view: turnView{Trace: turn3}, keys: []string{"down", "enter"}},
 		{name: "why_preview", tab: tabWhy, view: turnView{Trace: &previewTrace, Preview: true}},
-		{name: "why_was", tab: tabWhy, view: turnView{Trace: edited[2]}},
+		{name: "why_was", tab: tabWhy, view: turnView{Trace: was}},
 		{name: "prompt", tab: tabPrompt, view: turnView{Trace: &support.sent[3]}},
 		{name: "request", tab: tabRequest, view: turnView{Trace: turn3, Prev: support.replayed[1]}},
 		{name: "request_new", tab: tabRequest, view: turnView{Trace: turn3, Prev: support.replayed[1]}, keys: []string{"d"}},
@@ -371,8 +375,8 @@ func TestInspectorKeys(t *testing.T) {
 	if a, ok := in.HandleKey(keyMsg("enter")).(switchBranchAction); !ok || a.Name != "main-v2" {
 		t.Errorf("enter on the second branch: %#v, want switch to main-v2", a)
 	}
-	// Line 0 is the tab bar, 1 the header, 2 the first branch.
-	if a, ok := in.ClickAt(2).(switchBranchAction); !ok || a.Name != "main" {
+	// Line 0 is the tab bar, 1 the header, 2 the rule under it, 3 the first branch.
+	if a, ok := in.ClickAt(3).(switchBranchAction); !ok || a.Name != "main" {
 		t.Errorf("click on the first branch: %#v, want switch to main", a)
 	}
 	if a := in.ClickAt(0); a != nil {

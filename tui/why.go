@@ -226,8 +226,8 @@ func whyLine(id string, r *predicates.Result) string {
 	return why
 }
 
-// tree adds a predicate tree, each node indented under its parent: its value (mark and
-// word), its expression, its why and its error.
+// tree adds a predicate tree, each node indented under its parent: its mark and
+// expression, then its value and why, and its error, under the expression.
 func (in *inspector) tree(bb *builder, r *predicates.Result, indent int) {
 	role := themes.NotFired
 	if r.Value {
@@ -237,12 +237,14 @@ func (in *inspector) tree(bb *builder, r *predicates.Result, indent int) {
 	if r.Value {
 		value = "true"
 	}
-	bb.segs(indent, seg{role, mark(r.Value) + " " + value}, seg{themes.Text, "  " + inert.Line(r.Expr)})
+	bb.segs(indent, seg{role, mark(r.Value) + " "}, seg{themes.Text, inert.Line(r.Expr)})
+	why := "= " + value
 	if r.Why != "" {
-		bb.text(themes.Muted, indent+2, 0, inert.Text(r.Why))
+		why += ": " + inert.Text(r.Why)
 	}
+	bb.text(role, indent+4, 2, why)
 	if r.Error != "" {
-		bb.text(themes.Error, indent+2, 2, "error: "+inert.Text(r.Error))
+		bb.text(themes.Error, indent+4, 2, "error: "+inert.Text(r.Error))
 	}
 	for i := range r.Children {
 		in.tree(bb, &r.Children[i], indent+2)

@@ -426,3 +426,66 @@ func BenchmarkInspectorRender(b *testing.B) {
 		in.Render(64, 50, true)
 	}
 }
+
+// TestRequestHighlightsReminders checks, in colour, that every <system-reminder> block of
+// the request (the part reminder baked into the user message, the system-placement
+// message) is drawn in the reminder role, and the rest is not.
+func TestRequestHighlightsReminders(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	support := playDemo(t, "support.script.yaml")
+	th := themes.Dark()
+	in := newInspector(th)
+	in.SetTurn(turnView{Trace: support.replayed[2], Prev: support.replayed[1]})
+	in.SetTab(tabRequest)
+	for _, onlyNew := range []bool{false, true} {
+		if onlyNew {
+			in.HandleKey(keyMsg("d"))
+		}
+		b := in.body(200)
+		all := strings.Join(b.lines, "\n")
+		if !strings.Contains(all, "\x1b[") {
+			t.Fatal("no styles at all: the colour profile did not take")
+		}
+		var wants []string
+		for _, d := range support.replayed[2].Decisions {
+			if d.Fired && (d.Placement == "system" || d.Placement == "part") {
+				// As the JSON holds it: escaped, a line of the screen per line of the text.
+				esc := string(chat.AppendJSONString(nil, "<system-reminder>"+d.Text+"</system-reminder>"))
+				esc = esc[1 : len(esc)-1]
+				for _, p := range escapedLines(esc) {
+					wants = append(wants, strings.TrimRight(esc[p[0]:p[1]], " "))
+				}
+			}
+		}
+		if len(wants) < 2 {
+			t.Fatalf("turn 3 fired %d lines of system and part reminders, want 2 or more", len(wants))
+		}
+		x := th.Render(themes.Reminder, "x")
+		open := x[:strings.Index(x, "x")]
+		for _, want := range wants {
+			if !inRole(b.lines, want, open) {
+				t.Errorf("only new %v: the reminder line %q is not highlighted", onlyNew, want)
+			}
+		}
+		if strings.Contains(all, th.Render(themes.Reminder, `"role"`)) {
+			t.Errorf("only new %v: JSON outside the reminders is highlighted", onlyNew)
+		}
+	}
+}
+
+// inRole reports whether text is on one of lines inside a run of the style that opens
+// with open: the last sequence before it is open, and no reset inside it.
+func inRole(lines []string, text, open string) bool {
+	for _, l := range lines {
+		i := strings.Index(l, text)
+		if i < 0 {
+			continue
+		}
+		last := strings.LastIndex(l[:i], "\x1b[")
+		if last >= 0 && strings.HasPrefix(l[last:], open) && !strings.Contains(l[i:i+len(text)], "\x1b[") {
+			return true
+		}
+	}
+	return false
+}

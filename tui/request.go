@@ -84,16 +84,17 @@ func (in *inspector) renderNew(bb *builder, req *chat.Request) {
 	}
 	if curSys != oldSys {
 		what += ", the system prompt changed"
+	} else {
+		what += ", the system prompt unchanged"
 	}
 	bb.head(themes.Added, "only what is new since turn "+strconv.Itoa(prev.Turn)+"'s request: "+what)
 	if curSys != oldSys && curSys != "" {
-		bb.segs(0, seg{themes.Muted, "system prompt (changed):"})
+		bb.segs(0, seg{themes.Added, "+ messages[0]"}, seg{themes.Muted, " system prompt, changed"})
 		jsonLines(bb, []byte(curSys))
 	}
-	if len(added) > 0 {
-		bb.segs(0, seg{themes.Muted, "messages added:"})
-	}
+	first := len(cur) - len(added)
 	for i := range added {
+		bb.segs(0, seg{themes.Added, "+ messages[" + strconv.Itoa(first+i) + "]"}, seg{themes.Muted, " " + string(added[i].Role)})
 		jsonLines(bb, added[i].AppendJSON(nil))
 	}
 }

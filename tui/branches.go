@@ -10,10 +10,12 @@ import (
 	"github.com/ctxlab/ctxlab/themes"
 )
 
-// treeBranch is a branch placed in the tree: its depth and the guide drawn before it.
+// treeBranch is a branch placed in the tree, with the guides drawn before its name and
+// before its detail line.
 type treeBranch struct {
 	chat.BranchInfo
-	guide string // "", "├ ", "└ ", with "│ " or "  " for each ancestor level
+	guide  string // "", "├ ", "└ ", after "│ " or "  " for each ancestor level
+	detail string // the guides of the line under the name: down to its children, if any
 }
 
 // branchOrder returns the branches as the Branches tab lists them: each under the branch
@@ -55,7 +57,11 @@ func branchOrder(list []chat.BranchInfo) []treeBranch {
 					guide, more = prefix+"└ ", prefix+"  "
 				}
 			}
-			out = append(out, treeBranch{BranchInfo: b, guide: guide})
+			detail := more + "  "
+			if hasChildren(children[b.Name], seen) {
+				detail = more + "│ "
+			}
+			out = append(out, treeBranch{BranchInfo: b, guide: guide, detail: detail})
 			walk(b.Name, more, false)
 		}
 	}
@@ -63,7 +69,11 @@ func branchOrder(list []chat.BranchInfo) []treeBranch {
 	for _, b := range list { // a cycle of parents: shown at the end, as roots
 		if !seen[b.Name] {
 			seen[b.Name] = true
-			out = append(out, treeBranch{BranchInfo: b})
+			detail := "  "
+			if hasChildren(children[b.Name], seen) {
+				detail = "│ "
+			}
+			out = append(out, treeBranch{BranchInfo: b, detail: detail})
 			walk(b.Name, "", false)
 		}
 	}
@@ -82,18 +92,23 @@ func (in *inspector) renderBranches(bb *builder) {
 		seg{themes.Muted, " · active " + inert.Line(c.Active)})
 	for i, b := range branchOrder(c.Branches) {
 		bb.item(i)
-		active := b.Name == c.Active
 		mark, role := "  ", themes.Text
-		if active {
+		if b.Name == c.Active {
 			mark, role = "* ", themes.Selected
 		}
-		bb.segs(2, seg{themes.Border, b.guide}, seg{role, mark + inert.Line(b.Name)})
-		pad := 2 + runeCount(b.guide) + 2 // under the name
+		bb.segs(2, seg{role, mark}, seg{themes.Border, b.guide}, seg{role, inert.Line(b.Name)})
 		detail := plural(b.Turns, "turn") + " · " + plural(b.Messages, "message")
 		if b.Parent != "" {
 			detail = "from " + inert.Line(b.Parent) + " · " + detail
 		}
-		bb.text(themes.Muted, pad, 0, detail)
+		guides := "    " + b.detail
+		for _, l := range wrapIndented(detail, runeCount(guides), 0, bb.width) {
+			g := guides
+			if runeCount(l.pad) < runeCount(g) { // too narrow for the guides: none
+				g = l.pad
+			}
+			bb.add(bb.th.Render(themes.Border, g) + bb.th.Render(themes.Muted, l.text))
+		}
 	}
 	bb.item(-1)
 }
@@ -112,4 +127,14 @@ func runeCount(s string) int {
 		n++
 	}
 	return n
+}
+
+// hasChildren reports whether a branch has children not yet placed in the tree.
+func hasChildren(kids []chat.BranchInfo, seen map[string]bool) bool {
+	for _, k := range kids {
+		if !seen[k.Name] {
+			return true
+		}
+	}
+	return false
 }

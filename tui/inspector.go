@@ -157,8 +157,16 @@ func (in *inspector) SetTurn(v turnView) {
 	in.prune()
 }
 
-// SetChat shows the chat's branches and totals.
+// SetChat shows the chat's branches and totals. When the active branch or the number
+// of branches changes, the Branches cursor goes to the active branch.
 func (in *inspector) SetChat(c chatView) {
+	if c.Active != in.chat.Active || len(c.Branches) != len(in.chat.Branches) {
+		for i, b := range branchOrder(c.Branches) {
+			if b.Name == c.Active {
+				in.cursor[tabBranches] = i
+			}
+		}
+	}
 	in.chat = c
 	in.chatGen++
 	in.prune()

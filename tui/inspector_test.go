@@ -371,6 +371,10 @@ func TestInspectorKeys(t *testing.T) {
 	// Branches: enter and a click switch.
 	in.SetTab(tabBranches)
 	in.Render(48, 20, true)
+	if last := len(branching.branches) - 1; in.cursor[tabBranches] != last {
+		t.Errorf("branches cursor on %d, want %d (the active main-v3)", in.cursor[tabBranches], last)
+	}
+	in.HandleKey(keyMsg("home"))
 	in.HandleKey(keyMsg("down"))
 	if a, ok := in.HandleKey(keyMsg("enter")).(switchBranchAction); !ok || a.Name != "main-v2" {
 		t.Errorf("enter on the second branch: %#v, want switch to main-v2", a)

@@ -2,10 +2,13 @@ package tui
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -492,4 +495,78 @@ func inRole(lines []string, text, open string) bool {
 		}
 	}
 	return false
+}
+
+// TestInspectorNumbersAreTheTrace checks the numbers the Why, Prompt and Usage tabs show
+// for each turn of the demo against the turn's JSON trace (what run --json prints).
+func TestInspectorNumbersAreTheTrace(t *testing.T) {
+	support := playDemo(t, "support.script.yaml")
+	for i := range support.sent {
+		tr := &support.sent[i]
+		raw, err := tr.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var j struct {
+			Decisions []struct {
+				ID     string `json:"id"`
+				Fired  bool   `json:"fired"`
+				Tokens int    `json:"tokens"`
+			} `json:"decisions"`
+			Usage struct {
+				Reported *struct {
+					Prompt     int `json:"prompt_tokens"`
+					Completion int `json:"completion_tokens"`
+				} `json:"reported"`
+				Estimated struct {
+					Prompt     int `json:"prompt_tokens"`
+					Completion int `json:"completion_tokens"`
+					BySource   map[string]any `json:"by_source"`
+				} `json:"estimated"`
+				Difference *int     `json:"difference"`
+				CostUSD    *float64 `json:"cost_usd"`
+			} `json:"usage"`
+		}
+		if err := json.Unmarshal(raw, &j); err != nil {
+			t.Fatal(err)
+		}
+		in := newInspector(themes.Mono())
+		in.SetTurn(turnView{Trace: tr})
+		in.SetChat(support.chatView())
+		render := func(tab inspectorTab) string {
+			in.SetTab(tab)
+			return strings.Join(in.body(120).head, "\n") + "\n" + strings.Join(in.body(120).lines, "\n")
+		}
+		why, usage := render(tabWhy), render(tabUsage)
+		for _, d := range j.Decisions {
+			if d.Fired && d.Tokens > 0 && !strings.Contains(why, d.ID+"  ") {
+				t.Errorf("turn %d: Why lacks %s", tr.Turn, d.ID)
+			}
+			if d.Fired && d.Tokens > 0 && !strings.Contains(why, fmt.Sprintf("· %d tok", d.Tokens)) {
+				t.Errorf("turn %d: Why lacks %s's %d tokens", tr.Turn, d.ID, d.Tokens)
+			}
+		}
+		u := j.Usage
+		wants := []string{fmt.Sprintf("~%d", u.Estimated.Prompt), fmt.Sprintf("~%d", u.Estimated.Completion)}
+		if u.Reported != nil {
+			wants = append(wants, fmt.Sprintf(" %d ", u.Reported.Prompt), fmt.Sprintf(" %d ", u.Reported.Completion))
+		}
+		if u.Difference != nil {
+			wants = append(wants, signed(*u.Difference))
+		}
+		if u.CostUSD != nil {
+			wants = append(wants, fmt.Sprintf("cost $%.6f", *u.CostUSD))
+		}
+		for _, w := range wants {
+			if !strings.Contains(usage, w) {
+				t.Errorf("turn %d: Usage lacks %q:\n%s", tr.Turn, w, usage)
+			}
+		}
+		for _, src := range []string{"fragments", "instructions", "reminders", "history", "user", "tools", "framing"} {
+			n := int(j.Usage.Estimated.BySource[src].(float64))
+			if !regexp.MustCompile(`(?m)^` + src + ` +[█▏▎▍▌▋▊▉]* +` + strconv.Itoa(n) + `$`).MatchString(usage) {
+				t.Errorf("turn %d: Usage's %s bar is not %d:\n%s", tr.Turn, src, n, usage)
+			}
+		}
+	}
 }

@@ -519,8 +519,8 @@ func TestInspectorNumbersAreTheTrace(t *testing.T) {
 					Completion int `json:"completion_tokens"`
 				} `json:"reported"`
 				Estimated struct {
-					Prompt     int `json:"prompt_tokens"`
-					Completion int `json:"completion_tokens"`
+					Prompt     int            `json:"prompt_tokens"`
+					Completion int            `json:"completion_tokens"`
 					BySource   map[string]any `json:"by_source"`
 				} `json:"estimated"`
 				Difference *int     `json:"difference"`

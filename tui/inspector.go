@@ -107,6 +107,7 @@ type inspector struct {
 
 	width, height int // of the last Render
 	cache         map[bodyKey]*body
+	builds        int // bodies rendered: cache misses
 	keys          inspectorKeys
 }
 
@@ -207,6 +208,7 @@ func (in *inspector) body(width int) *body {
 	if len(in.cache) > 32 {
 		clear(in.cache)
 	}
+	in.builds++
 	bb := &builder{th: in.th, width: width, itemNow: -1}
 	switch in.tab {
 	case tabWhy:

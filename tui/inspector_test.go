@@ -217,6 +217,7 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "why_preview", tab: tabWhy, view: turnView{Trace: &previewTrace, Preview: true}},
 		{name: "why_was", tab: tabWhy, view: turnView{Trace: was}},
 		{name: "prompt", tab: tabPrompt, view: turnView{Trace: &support.sent[3]}},
+		{name: "prompt_recorded", tab: tabPrompt, view: turnView{Trace: support.replayed[3]}},
 		{name: "request", tab: tabRequest, view: turnView{Trace: turn3, Prev: support.replayed[1]}},
 		{name: "request_new", tab: tabRequest, view: turnView{Trace: turn3, Prev: support.replayed[1]}, keys: []string{"d"}},
 		{name: "branches", tab: tabBranches, view: turnView{Trace: branching.replayed[len(branching.replayed)-1]}, chat: branching.chatView()},
@@ -567,6 +568,40 @@ func TestInspectorNumbersAreTheTrace(t *testing.T) {
 			if !regexp.MustCompile(`(?m)^` + src + ` +[█▏▎▍▌▋▊▉]* +` + strconv.Itoa(n) + `$`).MatchString(usage) {
 				t.Errorf("turn %d: Usage's %s bar is not %d:\n%s", tr.Turn, src, n, usage)
 			}
+		}
+	}
+}
+
+// TestInspectorCache checks that scrolling, moving the cursor and rendering again reuse
+// the rendered body, and that what changes the body renders it again.
+func TestInspectorCache(t *testing.T) {
+	support := playDemo(t, "support.script.yaml")
+	in := newInspector(themes.Mono())
+	in.SetTurn(turnView{Trace: support.replayed[2], Prev: support.replayed[1]})
+	in.Render(48, 20, true)
+	steps := []struct {
+		name    string
+		do      func()
+		rebuild bool
+	}{
+		{"render again", func() {}, false},
+		{"scroll", func() { in.ScrollBy(3) }, false},
+		{"cursor", func() { in.HandleKey(keyMsg("down")) }, false},
+		{"unfocused", func() { in.Render(48, 20, false) }, false},
+		{"other height", func() { in.Render(48, 30, true) }, false},
+		{"open a tree", func() { in.HandleKey(keyMsg("enter")) }, true},
+		{"other width", func() { in.Render(50, 20, true) }, true},
+		{"back to the width", func() { in.Render(48, 20, true) }, false},
+		{"theme", func() { in.SetTheme(themes.Dark()) }, true},
+		{"new trace", func() { tr := *support.replayed[2]; in.SetTurn(turnView{Trace: &tr}) }, true},
+		{"the same view again", func() { in.SetTurn(in.turn) }, false},
+	}
+	for _, s := range steps {
+		before := in.builds
+		s.do()
+		in.Render(in.width, in.height, true)
+		if got := in.builds > before; got != s.rebuild {
+			t.Errorf("%s: rendered the body again = %v, want %v", s.name, got, s.rebuild)
 		}
 	}
 }

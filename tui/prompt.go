@@ -53,6 +53,8 @@ func (in *inspector) renderPrompt(bb *builder) {
 			size = "~" + strconv.Itoa(s.Tokens) + " tok"
 		case s.Kind == engine.SectionExplanation:
 			size = "counted with the instructions"
+		default:
+			size = "size not recorded"
 		}
 		bb.segs(0, seg{role, "── " + name}, seg{themes.Muted, "  " + size})
 		textRole := themes.Muted

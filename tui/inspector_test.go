@@ -152,15 +152,24 @@ func golden(t *testing.T, name, got string) {
 // checkFrame checks a frame is exactly height lines of at most width cells.
 func checkFrame(t *testing.T, frame string, width, height int) {
 	t.Helper()
+	if msg := frameProblem(frame, width, height); msg != "" {
+		t.Fatal(msg)
+	}
+}
+
+// frameProblem says what is wrong with a frame that is not exactly height lines of at
+// most width cells ("" for nothing).
+func frameProblem(frame string, width, height int) string {
 	lines := strings.Split(frame, "\n")
 	if len(lines) != height {
-		t.Fatalf("%dx%d: %d lines, want %d", width, height, len(lines), height)
+		return fmt.Sprintf("%dx%d: %d lines, want %d", width, height, len(lines), height)
 	}
 	for i, l := range lines {
 		if w := ansi.StringWidth(l); w > width {
-			t.Fatalf("%dx%d: line %d is %d cells wide: %q", width, height, i, w, l)
+			return fmt.Sprintf("%dx%d: line %d is %d cells wide: %q", width, height, i, w, l)
 		}
 	}
+	return ""
 }
 
 func keyMsg(s string) tea.KeyMsg {
@@ -257,6 +266,7 @@ func allTabs(in *inspector, width, height int) []string {
 func TestInspectorFitsEverySize(t *testing.T) {
 	support := playDemo(t, "support.script.yaml")
 	branching := playDemo(t, "branching.script.yaml")
+	hv, hc := hostileView()
 	views := []struct {
 		view turnView
 		chat chatView
@@ -264,6 +274,7 @@ func TestInspectorFitsEverySize(t *testing.T) {
 		{turnView{Trace: support.replayed[2], Prev: support.replayed[1]}, support.chatView()},
 		{turnView{Trace: &support.sent[3], Preview: true}, branching.chatView()},
 		{turnView{}, chatView{}},
+		{hv, hc},
 	}
 	for vi, v := range views {
 		in := newInspector(themes.Dark())
@@ -273,12 +284,12 @@ func TestInspectorFitsEverySize(t *testing.T) {
 		in.HandleKey(keyMsg("enter")) // a tree open
 		in.SetTab(tabRequest)
 		in.HandleKey(keyMsg("d"))
-		for width := 20; width <= 160; width += 7 {
+		for width := 20; width <= 160; width++ {
 			for _, height := range []int{3, 9, 21, 39} {
 				for ti, frame := range allTabs(in, width, height) {
-					t.Run(fmt.Sprintf("view%d/%s/%dx%d", vi, inspectorTab(ti), width, height), func(t *testing.T) {
-						checkFrame(t, frame, width, height)
-					})
+					if msg := frameProblem(frame, width, height); msg != "" {
+						t.Fatalf("view %d, %s tab: %s", vi, inspectorTab(ti), msg)
+					}
 				}
 			}
 		}
@@ -291,25 +302,36 @@ func TestInspectorFitsEverySize(t *testing.T) {
 	}
 }
 
-func TestInspectorHostileText(t *testing.T) {
-	hostile := "\x1b]0;PWNED\x07\x1b[2J"
-	pred := &predicates.Result{Expr: "contentIncludes('x')" + hostile, Why: "why " + hostile, Error: "err " + hostile,
-		Children: []predicates.Result{{Expr: "child" + hostile, Why: hostile}}}
-	tr := &engine.Trace{Turn: 1, Branch: "main" + hostile, At: "2026-03-27T14:30:00Z" + hostile, Error: "model: " + hostile,
-		SystemPrompt: "<role>" + hostile + "</role>",
+// hostile is text that tries to drive the terminal.
+const hostile = "\x1b]0;PWNED\x07\x1b[2J"
+
+// hostileView returns a turn and a chat whose every untrusted string holds hostile text,
+// wide characters, tabs and a long word.
+func hostileView() (turnView, chatView) {
+	odd := hostile + " 日本語\tx " + strings.Repeat("w", 70)
+	pred := &predicates.Result{Expr: "contentIncludes('x')" + odd, Why: "why " + odd, Error: "err " + odd,
+		Children: []predicates.Result{{Expr: "child" + odd, Why: odd}}}
+	tr := &engine.Trace{Turn: 1, Branch: "main" + odd, At: "2026-03-27T14:30:00Z" + odd, Error: "model: " + odd,
+		SystemPrompt: "<role>" + odd + "</role>",
 		Decisions: []engine.Decision{
-			{ID: "r" + hostile, Source: engine.SourceReminder, Fired: true, Reason: engine.ReasonFired, Placement: "inline" + hostile,
-				Tier: "guidance", Text: "text " + hostile, Tokens: 3, Trace: pred},
-			{ID: "e" + hostile, Source: engine.SourceReminder, Reason: engine.ReasonPredicateError, Detail: "detail " + hostile, Trace: pred},
-			{ID: "i" + hostile, Source: engine.SourceInstruction, Fired: true, Reason: engine.ReasonFired, Kind: "must" + hostile,
-				Scope: "Always", Text: "do " + hostile, When: []string{"when " + hostile}},
+			{ID: "r" + odd, Source: engine.SourceReminder, Fired: true, Reason: engine.ReasonFired, Placement: "inline" + odd,
+				Tier: "guidance", Text: "text " + odd, Tokens: 3, Trace: pred},
+			{ID: "e" + odd, Source: engine.SourceReminder, Reason: engine.ReasonPredicateError, Detail: "detail " + odd, Trace: pred},
+			{ID: "i" + odd, Source: engine.SourceInstruction, Fired: true, Reason: engine.ReasonFired, Kind: "must" + odd,
+				Scope: "Always", Text: "do " + odd, When: []string{"when " + odd}},
 		},
-		Removed: []engine.Removed{{ID: "gone" + hostile, Source: "reminder", Reason: "fired"}},
-		Request: chat.Request{Model: "m" + hostile, Messages: []chat.WireMessage{
-			{Role: chat.RoleSystem, Content: "sys " + hostile}, {Role: chat.RoleUser, Content: "hi \u009b2J " + hostile}}},
+		Removed: []engine.Removed{{ID: "gone" + odd, Source: "reminder", Reason: "fired"}},
+		Request: chat.Request{Model: "m" + odd, Messages: []chat.WireMessage{
+			{Role: chat.RoleSystem, Content: "sys " + odd}, {Role: chat.RoleUser, Content: "hi \u009b2J " + odd}}},
 	}
-	c := chatView{Active: "main" + hostile, Branches: []chat.BranchInfo{
-		{Branch: chat.Branch{Name: "main" + hostile}}, {Branch: chat.Branch{Name: "b" + hostile, Parent: "main" + hostile}}}}
+	c := chatView{Active: "main" + odd, Branches: []chat.BranchInfo{
+		{Branch: chat.Branch{Name: "main" + odd}}, {Branch: chat.Branch{Name: "b" + odd, Parent: "main" + odd}}}}
+	return turnView{Trace: tr}, c
+}
+
+func TestInspectorHostileText(t *testing.T) {
+	view, c := hostileView()
+	tr := view.Trace
 	for _, view := range []turnView{{Trace: tr}, {Trace: tr, Preview: true}} {
 		in := newInspector(themes.Dark())
 		in.SetTurn(view)

@@ -305,16 +305,25 @@ func (in *inspector) page(b *body, n, height int) {
 	in.cursor[in.tab] = len(b.first) - 1
 }
 
-// reveal scrolls so that item i's first line is in view.
+// reveal scrolls so that item i is in view: all of it when it fits, else its first line,
+// with the group title or blank line just above it when the item is at the top.
 func (in *inspector) reveal(b *body, i, height int) {
 	h := bodyHeight(b, height)
-	l := b.first[i]
+	first := b.first[i]
+	for n := 0; n < 2 && first > 0 && b.item[first-1] < 0; n++ {
+		first--
+	}
+	last := b.first[i]
+	for last+1 < len(b.item) && b.item[last+1] == i {
+		last++
+	}
 	s := &in.scroll[in.tab]
-	switch {
-	case l < *s:
-		*s = l
-	case l >= *s+h-1: // the last row may hold the "more" line
-		*s = l - max(h-2, 0)
+	room := max(h-1, 1) // the last row may hold the "more" line
+	if last >= *s+room {
+		*s = last - room + 1
+	}
+	if first < *s || last-first >= room {
+		*s = first
 	}
 }
 
@@ -351,8 +360,8 @@ func (in *inspector) ScrollBy(n int) {
 }
 
 // ClickAt handles a click on line (0-based, counted from the top of the last Render):
-// on a decision it moves the cursor there and toggles its tree; on a branch it asks to
-// switch to it.
+// on a decision or a branch it moves the cursor there; on the one already under the
+// cursor it does what enter does (opens the tree, or asks to switch to the branch).
 func (in *inspector) ClickAt(line int) inspectorAction {
 	if in.width <= 0 || !in.tab.hasCursor() {
 		return nil
@@ -366,7 +375,10 @@ func (in *inspector) ClickAt(line int) inspectorAction {
 	if l >= len(b.lines) || b.item[l] < 0 {
 		return nil
 	}
-	in.cursor[in.tab] = b.item[l]
+	if in.cursor[in.tab] != b.item[l] {
+		in.cursor[in.tab] = b.item[l]
+		return nil
+	}
 	return in.activate(b, b.item[l])
 }
 

@@ -405,9 +405,16 @@ func TestInspectorKeys(t *testing.T) {
 	if a, ok := in.HandleKey(keyMsg("enter")).(switchBranchAction); !ok || a.Name != "main-v2" {
 		t.Errorf("enter on the second branch: %#v, want switch to main-v2", a)
 	}
-	// Line 0 is the tab bar, 1 the header, 2 the rule under it, 3 the first branch.
+	// Line 0 is the tab bar, 1 the header, 2 the rule under it, 3 the first branch: a
+	// click selects it, a second click switches.
+	if a := in.ClickAt(3); a != nil || in.cursor[tabBranches] != 0 {
+		t.Errorf("click on the first branch: %#v and cursor %d, want nil and 0", a, in.cursor[tabBranches])
+	}
 	if a, ok := in.ClickAt(3).(switchBranchAction); !ok || a.Name != "main" {
-		t.Errorf("click on the first branch: %#v, want switch to main", a)
+		t.Errorf("second click on the first branch: %#v, want switch to main", a)
+	}
+	if a := in.ClickAt(6); a != nil || in.cursor[tabBranches] != 1 {
+		t.Errorf("click on the second branch's detail line: %#v and cursor %d, want nil and 1", a, in.cursor[tabBranches])
 	}
 	if a := in.ClickAt(0); a != nil {
 		t.Errorf("click on the tab bar: %#v, want nil", a)
@@ -624,6 +631,53 @@ func TestInspectorCache(t *testing.T) {
 		in.Render(in.width, in.height, true)
 		if got := in.builds > before; got != s.rebuild {
 			t.Errorf("%s: rendered the body again = %v, want %v", s.name, got, s.rebuild)
+		}
+	}
+}
+
+// TestInspectorCursorStaysInView walks the Why tab's decisions down and up in a short
+// pane, every tree open: the cursor is always on screen, and so is the whole decision
+// when it fits.
+func TestInspectorCursorStaysInView(t *testing.T) {
+	support := playDemo(t, "support.script.yaml")
+	in := newInspector(themes.Mono())
+	in.SetTurn(turnView{Trace: support.replayed[2]})
+	const w, h = 48, 12
+	in.Render(w, h, true)
+	n := len(in.body(w).first)
+	for i := 0; i < n; i++ {
+		in.HandleKey(keyMsg("enter"))
+		in.HandleKey(keyMsg("down"))
+	}
+	in.HandleKey(keyMsg("home"))
+	for _, dir := range []string{"down", "up"} {
+		for i := 0; i < n; i++ {
+			frame := in.Render(w, h, true)
+			if !strings.Contains(frame, "▸") {
+				t.Fatalf("%s %d: the cursor is off screen:\n%s", dir, i, frame)
+			}
+			b := in.body(w)
+			c := in.cursor[tabWhy]
+			size := 0
+			for _, it := range b.item {
+				if it == c {
+					size++
+				}
+			}
+			shown := 0
+			end := min(len(b.lines), in.scroll[tabWhy]+bodyHeight(b, h))
+			if end < len(b.lines) { // the last row says how many more lines there are
+				end--
+			}
+			for l := in.scroll[tabWhy]; l < end; l++ {
+				if b.item[l] == c {
+					shown++
+				}
+			}
+			if size <= bodyHeight(b, h)-1 && shown != size {
+				t.Fatalf("%s %d: %d of the decision's %d lines shown:\n%s", dir, i, shown, size, frame)
+			}
+			in.HandleKey(keyMsg(dir))
 		}
 	}
 }

@@ -231,6 +231,7 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "request_new", tab: tabRequest, view: turnView{Trace: turn3, Prev: support.replayed[1]}, keys: []string{"d"}},
 		{name: "branches", tab: tabBranches, view: turnView{Trace: branching.replayed[len(branching.replayed)-1]}, chat: branching.chatView()},
 		{name: "usage_reported", tab: tabUsage, view: turnView{Trace: &support.sent[2]}, chat: support.chatView()},
+		{name: "usage_preview", tab: tabUsage, view: turnView{Trace: &previewTrace, Preview: true}, chat: support.chatView()},
 		{name: "usage_timed", tab: tabUsage, view: turnView{Trace: timed}, chat: chatView{Totals: support.usage}},
 		{name: "usage_not_reported", tab: tabUsage, view: turnView{Trace: support.replayed[3]}, chat: support.chatView()},
 	}

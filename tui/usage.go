@@ -28,7 +28,10 @@ func (in *inspector) renderUsage(bb *builder) {
 func (in *inspector) turnUsage(bb *builder, t *engine.Trace) {
 	u := &t.Usage
 	est := u.Estimated
-	if u.Reported == nil {
+	switch {
+	case in.turn.Preview:
+		bb.text(themes.Muted, 0, 2, "nothing sent yet: estimates only")
+	case u.Reported == nil:
 		bb.text(themes.Warning, 0, 2, "usage not reported (a scripted reply, or the server sent none): estimates only")
 	}
 	rows := [][4]string{{"", "reported", "estimated", "diff"}}

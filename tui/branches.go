@@ -107,7 +107,7 @@ func (in *inspector) renderBranches(bb *builder) {
 			if runeCount(l.pad) < runeCount(g) { // too narrow for the guides: none
 				g = l.pad
 			}
-			bb.add(bb.th.Render(themes.Border, g) + bb.th.Render(themes.Muted, l.text))
+			bb.add(bb.paint(themes.Border, g) + bb.paint(themes.Muted, l.text))
 		}
 	}
 	bb.item(-1)

@@ -682,3 +682,19 @@ func TestInspectorCursorStaysInView(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRequestBody renders the Request tab of a turn that sends 10,000 messages
+// (once per turn, tab and width; scrolling it then costs what BenchmarkInspectorRender
+// does).
+func BenchmarkRequestBody(b *testing.B) {
+	tr := &engine.Trace{Turn: 5000, Branch: "main"}
+	for i := 0; i < 10000; i++ {
+		tr.Request.Messages = append(tr.Request.Messages, chat.WireMessage{Role: chat.RoleUser, Content: strings.Repeat("word ", 40)})
+	}
+	for b.Loop() {
+		in := newInspector(themes.Dark())
+		in.SetTurn(turnView{Trace: tr})
+		in.SetTab(tabRequest)
+		in.Render(64, 50, true)
+	}
+}

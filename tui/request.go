@@ -136,7 +136,7 @@ func jsonLines(bb *builder, raw []byte) {
 			if i > 0 {
 				pad = next
 			}
-			bb.add(strings.Repeat(" ", pad) + maskedRender(bb.th, rest[p[0]:p[1]], restMask[p[0]:p[1]]))
+			bb.add(strings.Repeat(" ", pad) + maskedRender(bb, rest[p[0]:p[1]], restMask[p[0]:p[1]]))
 		}
 	}
 }
@@ -172,7 +172,7 @@ func reminderMask(line string, mask []bool, inside bool) bool {
 }
 
 // maskedRender renders s with the bytes the mask marks as reminders, the rest as text.
-func maskedRender(th *themes.Theme, s string, mask []bool) string {
+func maskedRender(bb *builder, s string, mask []bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		j := i
@@ -183,7 +183,7 @@ func maskedRender(th *themes.Theme, s string, mask []bool) string {
 		if mask[i] {
 			role = themes.Reminder
 		}
-		b.WriteString(th.Render(role, s[i:j]))
+		b.WriteString(bb.paint(role, s[i:j]))
 		i = j
 	}
 	return b.String()

@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/ctxlab/ctxlab/themes"
 )
 
 func TestWrapLine(t *testing.T) {
@@ -116,6 +120,23 @@ func TestReminderMask(t *testing.T) {
 		}
 		if b.String() != tt.want || inside != tt.wantInside {
 			t.Errorf("reminderMask(%q, %v) = %s %v, want %s %v", tt.line, tt.inside, b.String(), inside, tt.want, tt.wantInside)
+		}
+	}
+}
+
+// TestPaintIsRender checks that the builder's reuse of each role's ends draws exactly what
+// the theme's Render draws, in colour, for every theme and role.
+func TestPaintIsRender(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	for _, th := range []*themes.Theme{themes.Dark(), themes.Light(), themes.Mono()} {
+		bb := &builder{th: th}
+		for role := themes.Text; role <= themes.Accent; role++ {
+			for _, s := range []string{"a word", "  two  spaces ", "日本語", "x"} {
+				if got, want := bb.paint(role, s), th.Render(role, s); got != want {
+					t.Errorf("%s role %d %q: paint %q, Render %q", th.Name, role, s, got, want)
+				}
+			}
 		}
 	}
 }

@@ -330,6 +330,35 @@ func hostileView() (turnView, chatView) {
 	return turnView{Trace: tr}, c
 }
 
+// TestTurnHeader checks what the pinned header of every turn tab says of the turn.
+func TestTurnHeader(t *testing.T) {
+	tests := []struct {
+		name string
+		view turnView
+		want []string
+	}{
+		{"sent", turnView{Trace: &engine.Trace{Turn: 3, Branch: "main", At: "2026-03-27T14:35:00Z"}},
+			[]string{"turn 3 · main · 2026-03-27T14:35:00Z"}},
+		{"preview", turnView{Trace: &engine.Trace{Turn: 4, Branch: "main"}, Preview: true},
+			[]string{"PREVIEW turn 4 · main · nothing sent"}},
+		{"imported", turnView{Trace: &engine.Trace{Turn: 1, Branch: "main", At: "t", NotRecorded: true}},
+			[]string{"turn 1 · main · t", "no record (imported): rebuilt from the messages"}},
+		{"another writer", turnView{Trace: &engine.Trace{Turn: 2, Branch: "main-v2", At: "t", PlannedOn: "main"}},
+			[]string{"turn 2 · main-v2 · t", "planned on main, which another writer moved: saved on main-v2"}},
+	}
+	for _, tt := range tests {
+		for _, tab := range []inspectorTab{tabWhy, tabPrompt, tabRequest, tabUsage} {
+			in := newInspector(themes.Mono())
+			in.SetTurn(tt.view)
+			in.SetTab(tab)
+			head := in.body(100).head
+			if len(head) < len(tt.want) || strings.Join(head[:len(tt.want)], "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("%s, %s tab: header %q, want it to start with %q", tt.name, tab, head, tt.want)
+			}
+		}
+	}
+}
+
 func TestInspectorHostileText(t *testing.T) {
 	view, c := hostileView()
 	tr := view.Trace

@@ -82,6 +82,9 @@ func (in *inspector) turnHeader(bb *builder, t *engine.Trace) {
 	if t.NotRecorded {
 		bb.head(themes.Warning, "no record (imported): rebuilt from the messages")
 	}
+	if t.PlannedOn != "" {
+		bb.head(themes.Warning, "planned on "+inert.Line(t.PlannedOn)+", which another writer moved: saved on "+inert.Line(t.Branch))
+	}
 }
 
 // noTurn adds the line of a tab with no turn to show.

@@ -29,7 +29,7 @@ func TestWrapLine(t *testing.T) {
 		{"x", 0, []string{"x"}},
 	}
 	for _, tt := range tests {
-		got := wrapLine(tt.in, max(tt.width, 1))
+		got := wrapLineToWidth(tt.in, max(tt.width, 1))
 		if tt.want == nil {
 			for _, l := range got {
 				if ansi.StringWidth(l) > 1 {
@@ -61,7 +61,7 @@ func TestWrapIndented(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, l := range wrapIndented(tt.text, tt.indent, tt.hang, tt.wid) {
+			for _, l := range wrapHanging(tt.text, tt.indent, tt.hang, tt.wid) {
 				got = append(got, l.pad+l.text)
 				if w := ansi.StringWidth(l.pad + l.text); w > tt.wid {
 					t.Errorf("%q is %d wide, over %d", l.pad+l.text, w, tt.wid)
@@ -130,7 +130,7 @@ func TestPaintIsRender(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.ANSI256)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
 	for _, th := range []*themes.Theme{themes.Dark(), themes.Light(), themes.Mono()} {
-		bb := &builder{th: th}
+		bb := &tabBuilder{th: th}
 		for role := themes.Text; role <= themes.Accent; role++ {
 			for _, s := range []string{"a word", "  two  spaces ", "日本語", "x"} {
 				if got, want := bb.paint(role, s), th.Render(role, s); got != want {

@@ -14,7 +14,7 @@ import (
 
 const (
 	refFirstScript    = "testdata/demo/support.script.yaml"
-	refContinueScript = "testdata/demo/continue.script.yaml"
+	refContinueScript = "testdata/demo/continue/continue.script.yaml"
 )
 
 func TestReferenceContinueScript(t *testing.T) {

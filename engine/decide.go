@@ -34,12 +34,12 @@ func (d *decisions) fired() []chat.Fired {
 	var out []chat.Fired
 	for i := range d.reminders {
 		if r := &d.reminders[i]; r.Fired {
-			out = append(out, chat.Fired{ID: r.ID, Latches: r.latches})
+			out = append(out, chat.Fired{ID: r.ID, Latches: r.OnceLatches})
 		}
 	}
 	for i := range d.instructions {
-		if in := &d.instructions[i]; in.Fired && len(in.latches) > 0 {
-			out = append(out, chat.Fired{ID: "instruction:" + in.ID, Latches: in.latches})
+		if in := &d.instructions[i]; in.Fired && len(in.OnceLatches) > 0 {
+			out = append(out, chat.Fired{ID: "instruction:" + in.ID, Latches: in.OnceLatches})
 		}
 	}
 	return out
@@ -132,7 +132,7 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 		return d
 	}
 	d.Fired, d.Reason = true, ReasonFired
-	d.latches = res.Latches()
+	d.OnceLatches = res.Latches()
 	return d
 }
 
@@ -156,7 +156,7 @@ func (t *turnEval) applyBudget(ds []Decision) {
 			continue
 		}
 		total -= d.Tokens
-		d.Fired, d.Reason, d.latches = false, ReasonBudgetTrimmed, nil
+		d.Fired, d.Reason, d.OnceLatches = false, ReasonBudgetTrimmed, nil
 		d.Detail = fmt.Sprintf("fired reminders needed %d tokens, budget %d; dropped %d tokens", need, budget, d.Tokens)
 	}
 }
@@ -196,9 +196,9 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 		}
 	}
 	d.Fired = true
-	d.latches = modeLatches
+	d.OnceLatches = modeLatches
 	if d.Trace != nil {
-		d.latches = append(d.latches[:len(d.latches):len(d.latches)], d.Trace.Latches()...)
+		d.OnceLatches = append(d.OnceLatches[:len(d.OnceLatches):len(d.OnceLatches)], d.Trace.Latches()...)
 	}
 	if len(in.When) > 0 {
 		d.Reason = ReasonDeferredToModel

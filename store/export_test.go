@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/decision"
+	"github.com/ctxlab/ctxlab/predicates"
 	"github.com/ctxlab/ctxlab/store"
 	"github.com/ctxlab/ctxlab/store/storetest"
 )
@@ -358,4 +360,36 @@ func FuzzReadExport(f *testing.F) {
 			t.Fatalf("export, import, export differ:\n%s\n----\n%s", b1, b3)
 		}
 	})
+}
+
+// TestImportTakesRecordedDecisions checks that an import takes the decisions the engine
+// records, of both forms, with every field set: the import check decodes them into the
+// engine's own decision type (decision.Decision), refusing unknown fields.
+func TestImportTakesRecordedDecisions(t *testing.T) {
+	src := storetest.MustOpenMemory(t)
+	richChat(t, src)
+	good, err := src.ExportChat(ctx, "demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &predicates.Result{Expr: "once('x')", Value: true, Why: "w", Error: "e", Children: []predicates.Result{{Expr: "turn > 1"}}}
+	for _, d := range []decision.Decision{
+		{ID: "r", Source: decision.SourceReminder, Fired: true, Reason: decision.ReasonFired, Detail: "d", Placement: "user",
+			Tier: "safety", Text: "t", Tokens: 3, Trace: tr, OnceLatches: []string{"x"}, Was: &decision.Was{Reason: decision.ReasonCapReached}},
+		{ID: "i", Source: decision.SourceInstruction, Kind: "must", Scope: "Always", Fired: true, Reason: decision.ReasonDeferredToModel,
+			Detail: "d", Text: "t", When: []string{"w"}, Trace: tr, OnceLatches: []string{"x"}, Was: &decision.Was{Fired: true, Reason: decision.ReasonFired}},
+	} {
+		e, err := store.ReadExport(bytes.NewReader(encode(t, good))) // a deep copy
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Turns[0].Decisions = decision.AppendList(nil, []decision.Decision{d})
+		if err := store.CheckExport(&e); err != nil {
+			t.Errorf("%s decision %s: %v", d.Source, e.Turns[0].Decisions, err)
+		}
+		dst := storetest.MustOpenMemory(t)
+		if err := dst.ImportChat(ctx, e); err != nil {
+			t.Errorf("ImportChat with %s decision: %v", d.Source, err)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
@@ -249,51 +250,18 @@ func checkTurnNumbers(t *chat.Turn) error {
 	return nil
 }
 
-// recordedDecision is one decision of a turn record, in the form the engine writes (the
-// trace format of spec/headless.md, engine.Decision): the store checks that an import's
-// decisions have it, so that a replay can read them, without depending on the engine.
-// TestImportTakesEveryDecisionField (package main) fails when the engine writes a field
-// this copy lacks.
-type recordedDecision struct {
-	ID        string         `json:"id"`
-	Source    string         `json:"source"` // "reminder" or "instruction"
-	Kind      string         `json:"kind"`
-	Scope     string         `json:"scope"`
-	Fired     bool           `json:"fired"`
-	Reason    string         `json:"reason"`
-	Detail    string         `json:"detail"`
-	Placement string         `json:"placement"`
-	Tier      string         `json:"tier"`
-	Text      string         `json:"text"`
-	Tokens    int            `json:"tokens"`
-	When      []string       `json:"when"`
-	Trace     *recordedTrace `json:"trace"`
-	Latches   []string       `json:"latches"`
-	Was       *struct {
-		Fired  bool   `json:"fired"`
-		Reason string `json:"reason"`
-	} `json:"was"`
-}
-
-// recordedTrace is the predicate tree of a decision (predicates.Result).
-type recordedTrace struct {
-	Expr     string          `json:"expr"`
-	Value    bool            `json:"value"`
-	Why      string          `json:"why"`
-	Error    string          `json:"error"`
-	Children []recordedTrace `json:"children"`
-}
-
-var decisionsType = reflect.TypeFor[[]recordedDecision]()
+// decisionsType is the type of a turn's decisions, as the engine records them.
+var decisionsType = reflect.TypeFor[[]decision.Decision]()
 
 // checkDecisions checks that the decisions of a turn, at path in the export, are a list of
-// recorded decisions, each with an id and a known source. Its errors are *ExportErrors at
+// decisions in the form the engine records (decision.Decision, no unknown field), each
+// with an id and a known source, so that a replay can read them. Its errors are *ExportErrors at
 // the offending value.
 func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
 	if len(t.Decisions) == 0 {
 		return nil
 	}
-	var ds []recordedDecision
+	var ds []decision.Decision
 	dec := json.NewDecoder(bytes.NewReader(t.Decisions))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ds); err != nil {
@@ -306,7 +274,7 @@ func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
 		switch {
 		case d.ID == "":
 			return exportErr(path.Append(j, "id"), "turn %q: decision %d: empty id", t.ID, j)
-		case d.Source != "reminder" && d.Source != "instruction":
+		case d.Source != decision.SourceReminder && d.Source != decision.SourceInstruction:
 			return exportErr(path.Append(j, "source"), "turn %q: decision %q: source %q, want \"reminder\" or \"instruction\"", t.ID, d.ID, d.Source)
 		}
 	}

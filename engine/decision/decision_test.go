@@ -1,0 +1,101 @@
+package decision_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/ctxlab/ctxlab/engine/decision"
+	"github.com/ctxlab/ctxlab/predicates"
+)
+
+// full returns a decision of source with every field set.
+func full(source string) decision.Decision {
+	return decision.Decision{
+		ID: "d<1>", Source: source, Kind: "must", Scope: "In: review", Fired: true,
+		Reason: decision.ReasonFired, Detail: "why & how", Placement: "user", Tier: "safety",
+		Text: "Stay \"concise\".", Tokens: 7, When: []string{"the user asks"},
+		Trace: &predicates.Result{Expr: "once('x')", Value: true, Why: "not latched", Error: "e",
+			Children: []predicates.Result{{Expr: "turn > 1", Value: true, Why: "turn 2 > 1", Children: []predicates.Result{}}}},
+		OnceLatches: []string{"x"},
+		Was:         &decision.Was{Fired: false, Reason: decision.ReasonPredicateFalse},
+	}
+}
+
+const trace = `{"expr":"once('x')","value":true,"why":"not latched","error":"e","children":[{"expr":"turn > 1","value":true,"why":"turn 2 > 1","children":[]}]}`
+
+func TestMarshalForms(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		d    decision.Decision
+		want string
+	}{
+		{"reminder, every field", full(decision.SourceReminder),
+			`{"id":"d<1>","source":"reminder","fired":true,"reason":"fired","detail":"why & how","placement":"user","tier":"safety",` +
+				`"text":"Stay \"concise\".","tokens":7,"trace":` + trace + `,"latches":["x"],"was":{"fired":false,"reason":"predicate_false"}}`},
+		{"instruction, every field", full(decision.SourceInstruction),
+			`{"id":"d<1>","source":"instruction","kind":"must","scope":"In: review","fired":true,"reason":"fired","detail":"why & how",` +
+				`"text":"Stay \"concise\".","when":["the user asks"],"trace":` + trace + `,"latches":["x"],"was":{"fired":false,"reason":"predicate_false"}}`},
+		{"reminder, zero", decision.Decision{ID: "r", Source: decision.SourceReminder},
+			`{"id":"r","source":"reminder","fired":false,"reason":"","detail":"","placement":"","tier":"","text":"","tokens":0,"trace":null}`},
+		{"instruction, zero", decision.Decision{ID: "i", Source: decision.SourceInstruction},
+			`{"id":"i","source":"instruction","kind":"","scope":"","fired":false,"reason":"","text":""}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf) // as traces are written: <, > and & as they are
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(tc.d); err != nil {
+				t.Fatal(err)
+			}
+			if b := bytes.TrimSuffix(buf.Bytes(), []byte("\n")); string(b) != tc.want {
+				t.Errorf("got  %s\nwant %s", b, tc.want)
+			}
+			if list := decision.AppendList(nil, []decision.Decision{tc.d, tc.d}); string(list) != "["+tc.want+","+tc.want+"]" {
+				t.Errorf("AppendList: got %s", list)
+			}
+		})
+	}
+}
+
+// TestStrictDecodeTakesWhatMarshalWrites checks that what a decision of either form writes
+// decodes, refusing unknown fields as an import does, into the fields that form has.
+func TestStrictDecodeTakesWhatMarshalWrites(t *testing.T) {
+	for _, tc := range []struct {
+		source string
+		// clear zeroes the fields the form does not write.
+		clear func(d *decision.Decision)
+	}{
+		{decision.SourceReminder, func(d *decision.Decision) { d.Kind, d.Scope, d.When = "", "", nil }},
+		{decision.SourceInstruction, func(d *decision.Decision) { d.Placement, d.Tier, d.Tokens = "", "", 0 }},
+	} {
+		t.Run(tc.source, func(t *testing.T) {
+			d := full(tc.source)
+			b := decision.AppendList(nil, []decision.Decision{d})
+			dec := json.NewDecoder(bytes.NewReader(b))
+			dec.DisallowUnknownFields()
+			var got []decision.Decision
+			if err := dec.Decode(&got); err != nil {
+				t.Fatalf("strict decode of %s: %v", b, err)
+			}
+			want := d
+			tc.clear(&want)
+			if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+				t.Errorf("got %+v\nwant %+v", got, want)
+			}
+			if l := got[0].Latches(); !reflect.DeepEqual(l, []string{"x"}) {
+				t.Errorf("Latches: got %v, want [x]", l)
+			}
+		})
+	}
+}
+
+func TestDecodeRefusesUnknownField(t *testing.T) {
+	dec := json.NewDecoder(bytes.NewReader([]byte(`[{"id":"x","source":"reminder","tokenz":1}]`)))
+	dec.DisallowUnknownFields()
+	var got []decision.Decision
+	if err := dec.Decode(&got); err == nil {
+		t.Errorf("strict decode of an unknown field: got %+v, want an error", got)
+	}
+}

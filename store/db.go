@@ -222,14 +222,6 @@ func decTime(s string) (time.Time, error) {
 	return t, nil
 }
 
-// checkTime reports a time that cannot be stored (outside years 0 to 9999).
-func checkTime(t time.Time, what string) error {
-	if y := t.UTC().Year(); y < 0 || y > 9999 {
-		return invalidf("%s: time %s is outside years 0 to 9999", what, t.UTC().Format(time.RFC3339))
-	}
-	return nil
-}
-
 // nullStr maps "" to NULL.
 func nullStr(s string) any {
 	if s == "" {

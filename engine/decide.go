@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/predicates"
 )
 
@@ -31,18 +32,7 @@ type decisions struct {
 // fired returns what the turn records to derive counters and latches from: the fired
 // reminders, and the fired instructions that set once('id') latches (as "instruction:ID").
 func (d *decisions) fired() []chat.Fired {
-	var out []chat.Fired
-	for i := range d.reminders {
-		if r := &d.reminders[i]; r.Fired {
-			out = append(out, chat.Fired{ID: r.ID, Latches: r.OnceLatches})
-		}
-	}
-	for i := range d.instructions {
-		if in := &d.instructions[i]; in.Fired && len(in.OnceLatches) > 0 {
-			out = append(out, chat.Fired{ID: "instruction:" + in.ID, Latches: in.OnceLatches})
-		}
-	}
-	return out
+	return append(dec.Fired(d.reminders), dec.Fired(d.instructions)...)
 }
 
 // all returns reminders then instructions, in file order.

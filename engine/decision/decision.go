@@ -174,3 +174,29 @@ func appendStrings(dst []byte, list []string) []byte {
 	}
 	return append(dst, ']')
 }
+
+// InstructionPrefix marks the id of an instruction in a turn's fired list (chat.Fired), so
+// that an instruction's id never counts as a reminder's.
+const InstructionPrefix = "instruction:"
+
+// Fired returns what a turn record keeps of its decisions (chat.Fired): the small form
+// that counters (max_per_chat, min_turns_between) and once('id') latches are derived from
+// when a chat is opened. It lists, in the order of ds, each fired reminder with the
+// latches it sets, and each fired instruction that sets latches, as InstructionPrefix+ID.
+// It is nil when nothing fired.
+func Fired(ds []Decision) []chat.Fired {
+	var out []chat.Fired
+	for i := range ds {
+		d := &ds[i]
+		switch {
+		case !d.Fired:
+		case d.Source == SourceInstruction:
+			if len(d.OnceLatches) > 0 {
+				out = append(out, chat.Fired{ID: InstructionPrefix + d.ID, Latches: d.OnceLatches})
+			}
+		default:
+			out = append(out, chat.Fired{ID: d.ID, Latches: d.OnceLatches})
+		}
+	}
+	return out
+}

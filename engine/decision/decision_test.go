@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/predicates"
 )
@@ -97,5 +98,35 @@ func TestDecodeRefusesUnknownField(t *testing.T) {
 	var got []decision.Decision
 	if err := dec.Decode(&got); err == nil {
 		t.Errorf("strict decode of an unknown field: got %+v, want an error", got)
+	}
+}
+
+func TestFired(t *testing.T) {
+	r := func(id string, fired bool, latches ...string) decision.Decision {
+		return decision.Decision{ID: id, Source: decision.SourceReminder, Fired: fired, OnceLatches: latches}
+	}
+	in := func(id string, fired bool, latches ...string) decision.Decision {
+		return decision.Decision{ID: id, Source: decision.SourceInstruction, Fired: fired, OnceLatches: latches}
+	}
+	tests := []struct {
+		name string
+		ds   []decision.Decision
+		want []chat.Fired
+	}{
+		{"none", nil, nil},
+		{"nothing fired", []decision.Decision{r("a", false), in("b", false, "x")}, nil},
+		{"reminders", []decision.Decision{r("a", true), r("b", false), r("c", true, "c")},
+			[]chat.Fired{{ID: "a"}, {ID: "c", Latches: []string{"c"}}}},
+		{"instructions with latches only", []decision.Decision{in("a", true), in("b", true, "x", "y")},
+			[]chat.Fired{{ID: "instruction:b", Latches: []string{"x", "y"}}}},
+		{"in order", []decision.Decision{in("i", true, "x"), r("r", true)},
+			[]chat.Fired{{ID: "instruction:i", Latches: []string{"x"}}, {ID: "r"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := decision.Fired(tc.ds); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
 	}
 }

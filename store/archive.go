@@ -115,23 +115,9 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		if err := insertChat(ctx, tx, c, meta, usage, len(a.Messages)); err != nil {
 			return err
 		}
-		infos := make(map[string]msgInfo, len(a.Messages))
 		w := msgWriter{tx: tx, chatID: c.ID}
-		for i := range a.Messages {
-			m := &a.Messages[i]
-			var parent *msgInfo
-			if m.ParentID != "" {
-				in, ok := infos[m.ParentID]
-				if !ok {
-					return notFoundf("import chat %q: message %q: parent %q is not an earlier message of the chat", c.ID, m.ID, m.ParentID)
-				}
-				parent = &in
-			}
-			in, err := w.insert(ctx, m, parent)
-			if err != nil {
-				return err
-			}
-			infos[m.ID] = in
+		if err := w.insertAll(ctx, a.Messages); err != nil {
+			return err
 		}
 		for _, b := range a.Branches {
 			_, err := tx.ExecContext(ctx, "INSERT INTO branches (chat_id, name, head, parent, created_at) VALUES (?, ?, ?, ?, ?)",

@@ -18,6 +18,10 @@
 // the light record is what a branch switch needs, requests and decisions are loaded only
 // to show or replay a turn. A branch switch between branches that share a prefix reads
 // only the tail that differs (PathTail).
+//
+// The store is data access only: ExportChat and ImportChat read and write a whole chat as
+// a chat.Archive; the file formats (the JSON export, its whole-chat checks, Markdown,
+// OpenAI) are package format's, which reads and writes through them.
 package store
 
 import (

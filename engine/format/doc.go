@@ -3,7 +3,7 @@
 // the file), the readable Markdown transcript of a branch (Markdown), and the OpenAI
 // messages array (OpenAI, WriteOpenAI, DecodeOpenAI, FromOpenAI). WriteChat writes a saved
 // chat in one of the export formats; ReadImportFile tells a ctxlab export from an OpenAI
-// array and checks all of it before anything is stored, and Import.Save stores it.
+// array and checks all of it before anything is stored, and ImportFile.Save stores it.
 //
 // It reads and writes a store only through the small interfaces Source and Importer
 // (*store.DB satisfies both), on the plain values of package chat, so the store stays

@@ -33,9 +33,9 @@ type ImportOptions struct {
 	IDs func() string
 }
 
-// Import is an import file read and checked: the chat it holds, as an export ready for
+// ImportFile is an import file read and checked: the chat it holds, as an export ready for
 // ImportChat, and the file's bytes, to place a problem of the chat in it.
-type Import struct {
+type ImportFile struct {
 	// Export is the chat to store: the file itself for a ctxlab export, or the chat made
 	// from an OpenAI array.
 	Export Export
@@ -49,7 +49,7 @@ type Import struct {
 
 // ReadImportFile reads the import file at path (of at most MaxExportSize bytes) and
 // checks all of it, as ImportChat will, before any database is opened. See ReadImport.
-func ReadImportFile(path string, opt ImportOptions) (*Import, error) {
+func ReadImportFile(path string, opt ImportOptions) (*ImportFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &diag.Error{File: path, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
@@ -75,7 +75,7 @@ func ReadImportFile(path string, opt ImportOptions) (*Import, error) {
 // an unknown field, the value of a wrong type or of a reference to nothing (a branch
 // head, the active branch, a message's parent), the start of the file for a problem of
 // the whole file.
-func ReadImport(r io.Reader, name string, opt ImportOptions) (*Import, error) {
+func ReadImport(r io.Reader, name string, opt ImportOptions) (*ImportFile, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxExportSize+1))
 	if err != nil {
 		return nil, &diag.Error{File: name, Msg: "cannot read: " + err.Error()}
@@ -90,7 +90,7 @@ func ReadImport(r io.Reader, name string, opt ImportOptions) (*Import, error) {
 		opt.IDs = func() string { return uuid.Must(uuid.NewV7()).String() }
 	}
 	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf")) // a byte order mark, as some editors write
-	imp := &Import{name: name, data: b, start: jsonpos.Start(b)}
+	imp := &ImportFile{name: name, data: b, start: jsonpos.Start(b)}
 	at := func(off int64, format string, args ...any) error {
 		line, col := jsonpos.LineCol(b, off)
 		return &diag.Error{File: name, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
@@ -171,7 +171,7 @@ func ReadImport(r io.Reader, name string, opt ImportOptions) (*Import, error) {
 // Save stores the chat of the file with ImportChat. A problem of the chat is a
 // *diag.Error placed in the file (ReadImport has checked it: not expected); a chat id
 // that is taken gives into's error, which wraps chat.ErrConflict.
-func (imp *Import) Save(ctx context.Context, into Importer) error {
+func (imp *ImportFile) Save(ctx context.Context, into Importer) error {
 	err := ImportChat(ctx, into, imp.Export)
 	var ee *ExportError
 	if errors.As(err, &ee) {
@@ -186,7 +186,7 @@ type present bool
 func (p *present) UnmarshalJSON([]byte) error { *p = true; return nil }
 
 // placeError returns an error of DecodeExport or CheckExport as a *diag.Error.
-func (imp *Import) placeError(err error) error {
+func (imp *ImportFile) placeError(err error) error {
 	var ee *ExportError
 	if errors.As(err, &ee) {
 		return imp.exportError(ee)
@@ -198,7 +198,7 @@ func (imp *Import) placeError(err error) error {
 // exportError places a problem of the export in the file: where it says, for a ctxlab
 // export; at the start for a chat made from an OpenAI array (whose JSON is not the file's,
 // and which FromOpenAI has checked: not expected).
-func (imp *Import) exportError(ee *ExportError) error {
+func (imp *ImportFile) exportError(ee *ExportError) error {
 	line, col := jsonpos.LineCol(imp.data, imp.start)
 	if imp.IsExport {
 		line, col = ee.Locate(imp.data)
@@ -253,4 +253,18 @@ func jsonSyntaxError(name string, b []byte, syn *json.SyntaxError) error {
 	}
 	line, col := jsonpos.LineCol(b, syn.Offset-1)
 	return &diag.Error{File: name, Line: line, Col: col, Msg: strings.TrimPrefix(syn.Error(), "json: ")}
+}
+
+// Import reads an import file from r, named name in messages (see ReadImport), and stores
+// it in into (see ImportFile.Save): the one call for a front end that has its store open
+// already. It returns the id of the chat it saved.
+func Import(ctx context.Context, r io.Reader, name string, into Importer, opt ImportOptions) (string, error) {
+	imp, err := ReadImport(r, name, opt)
+	if err != nil {
+		return "", err
+	}
+	if err := imp.Save(ctx, into); err != nil {
+		return "", err
+	}
+	return imp.Export.Chat.ID, nil
 }

@@ -175,3 +175,21 @@ func FuzzReadImportFile(f *testing.F) {
 		}
 	})
 }
+
+func TestImport(t *testing.T) {
+	db := storetest.MustOpenMemory(t)
+	const in = `[{"role": "user", "content": "Hello?"}, {"role": "assistant", "content": "Hi."}]`
+	id, err := format.Import(ctx, strings.NewReader(in), "hello.json", db, format.ImportOptions{IDs: seq()})
+	if err != nil || id != "id-3" {
+		t.Fatalf("Import: got %q, %v; want id-3", id, err)
+	}
+	if c, err := db.Chat(ctx, id); err != nil || c.Title != "Hello?" {
+		t.Errorf("the saved chat: got %+v, %v", c, err)
+	}
+	if _, err := format.Import(ctx, strings.NewReader(`[`), "bad.json", db, format.ImportOptions{}); err == nil || !strings.HasPrefix(err.Error(), "bad.json:1:2: ") {
+		t.Errorf("Import of a bad file: got %v, want a placed error", err)
+	}
+	if list, _ := db.ListChats(ctx, store.ListOptions{}); len(list) != 1 {
+		t.Errorf("got %d chats, want 1", len(list))
+	}
+}

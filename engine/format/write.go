@@ -15,9 +15,6 @@ const (
 	OpenAI   = "openai"   // the active branch as an OpenAI messages array
 )
 
-// Formats lists the formats WriteChat writes, in the order a user is shown them.
-var Formats = []string{JSON, Markdown, OpenAI}
-
 // Source is what WriteChat reads a saved chat from; *store.DB satisfies it. Each format
 // reads only what it shows: the whole chat for JSON, the active branch for the others.
 type Source interface {

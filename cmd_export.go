@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,8 +27,9 @@ func (a *app) exportCommand() *cobra.Command {
 			"            request (or the one an import kept)",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := format.CheckFormat(exportFormat); err != nil {
-				return &usageError{err.Error()}
+			var unknown *format.UnknownFormatError
+			if err := format.CheckFormat(exportFormat); errors.As(err, &unknown) {
+				return &usageError{fmt.Sprintf("unknown --format %q (want %s)", unknown.Format, unknown.Want)}
 			}
 			db, err := a.openSavedDB()
 			if err != nil {

@@ -32,11 +32,18 @@ type Source interface {
 }
 
 // UnknownFormatError is the error of WriteChat for a format it does not know.
-type UnknownFormatError struct{ Format string }
+type UnknownFormatError struct {
+	Format string // the format asked for
+	Want   string // the formats there are: "json, markdown or openai"
+}
 
 // Error says which formats there are.
 func (e *UnknownFormatError) Error() string {
-	return fmt.Sprintf("unknown --format %q (want json, markdown or openai)", e.Format)
+	return fmt.Sprintf("unknown format %q (want %s)", e.Format, e.Want)
+}
+
+func unknownFormat(format string) error {
+	return &UnknownFormatError{Format: format, Want: JSON + ", " + Markdown + " or " + OpenAI}
 }
 
 // CheckFormat returns an *UnknownFormatError unless format is one WriteChat writes, so
@@ -46,7 +53,7 @@ func CheckFormat(format string) error {
 	case JSON, Markdown, OpenAI:
 		return nil
 	}
-	return &UnknownFormatError{Format: format}
+	return unknownFormat(format)
 }
 
 // WriteChat writes the saved chat chatID of from to w in format (JSON, Markdown or
@@ -103,7 +110,7 @@ func WriteChat(ctx context.Context, w io.Writer, format string, from Source, cha
 		}
 		return WriteOpenAI(w, msgs)
 	}
-	return &UnknownFormatError{Format: format}
+	return unknownFormat(format)
 }
 
 func pointers(ms []chat.Message) []*chat.Message {

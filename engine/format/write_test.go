@@ -94,7 +94,7 @@ func TestWriteChat(t *testing.T) {
 }
 
 func TestWriteChatUnknownFormat(t *testing.T) {
-	const want = `unknown --format "yaml" (want json, markdown or openai)`
+	const want = `unknown format "yaml" (want json, markdown or openai)`
 	var uf *format.UnknownFormatError
 	if err := format.CheckFormat("yaml"); !errors.As(err, &uf) || err.Error() != want {
 		t.Errorf("CheckFormat: got %v, want %s", err, want)

@@ -8,6 +8,7 @@
 package decision
 
 import (
+	"encoding/json"
 	"strconv"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -40,9 +41,9 @@ const (
 // turn, and why.
 //
 // Its JSON is the trace format of spec/headless.md, which has two forms chosen by Source:
-// MarshalJSON writes the fields of the decision's form (see AppendJSON). Decoding takes
-// the fields of both forms by their tags, so a decoder that refuses unknown fields accepts
-// exactly what MarshalJSON writes, and a walk over the type (jsonpos) sees the same fields.
+// MarshalJSON writes the fields of the decision's form (see AppendJSON), and UnmarshalJSON
+// keeps only those. The tags name the fields of both forms; Fields is the same struct
+// without the JSON methods, for a strict check of a recorded list.
 type Decision struct {
 	ID     string `json:"id"`
 	Source string `json:"source"` // SourceReminder or SourceInstruction
@@ -77,6 +78,12 @@ type Decision struct {
 	Was *Was `json:"was"`
 }
 
+// Fields is a Decision without its JSON methods: decoded by the tags, it takes the fields
+// of both forms, so that a decoder that refuses unknown fields (or a walk over the type,
+// as jsonpos does) checks a recorded decision against exactly the fields MarshalJSON
+// writes. Being the same struct, it cannot fall behind Decision.
+type Fields Decision
+
 // Was is a recorded decision that a re-evaluation changed.
 type Was struct {
 	Fired  bool   `json:"fired"`
@@ -90,6 +97,23 @@ func (d *Decision) Latches() []string { return d.OnceLatches }
 // source (see AppendJSON).
 func (d Decision) MarshalJSON() ([]byte, error) {
 	return d.AppendJSON(nil), nil
+}
+
+// UnmarshalJSON reads a decision that MarshalJSON wrote (recorded turns, imports), keeping
+// only the fields of its form: for an instruction, no placement, tier, tokens or latches;
+// for a reminder, no kind, scope or when.
+func (d *Decision) UnmarshalJSON(b []byte) error {
+	var f Fields
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*d = Decision(f)
+	if d.Source == SourceInstruction {
+		d.Placement, d.Tier, d.Tokens, d.OnceLatches = "", "", 0, nil
+	} else {
+		d.Kind, d.Scope, d.When = "", "", nil
+	}
+	return nil
 }
 
 // AppendList appends a decision list to dst as a JSON array. It runs on every turn (the

@@ -61,12 +61,13 @@ func TestMarshalForms(t *testing.T) {
 }
 
 // TestStrictDecodeTakesWhatMarshalWrites checks that what a decision of either form writes
-// decodes, refusing unknown fields as an import does, into the fields that form has.
+// decodes into Fields refusing unknown fields, as an import checks it, giving back every
+// field the form writes.
 func TestStrictDecodeTakesWhatMarshalWrites(t *testing.T) {
 	for _, tc := range []struct {
 		source string
-		// clear zeroes the fields the form does not write.
-		clear func(d *decision.Decision)
+		// unwritten zeroes the fields the form does not write.
+		unwritten func(d *decision.Decision)
 	}{
 		{decision.SourceReminder, func(d *decision.Decision) { d.Kind, d.Scope, d.When = "", "", nil }},
 		{decision.SourceInstruction, func(d *decision.Decision) { d.Placement, d.Tier, d.Tokens = "", "", 0 }},
@@ -76,26 +77,62 @@ func TestStrictDecodeTakesWhatMarshalWrites(t *testing.T) {
 			b := decision.AppendList(nil, []decision.Decision{d})
 			dec := json.NewDecoder(bytes.NewReader(b))
 			dec.DisallowUnknownFields()
-			var got []decision.Decision
+			var got []decision.Fields
 			if err := dec.Decode(&got); err != nil {
 				t.Fatalf("strict decode of %s: %v", b, err)
 			}
 			want := d
-			tc.clear(&want)
-			if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			tc.unwritten(&want)
+			if len(got) != 1 || !reflect.DeepEqual(decision.Decision(got[0]), want) {
 				t.Errorf("got %+v\nwant %+v", got, want)
 			}
-			if l := got[0].Latches(); !reflect.DeepEqual(l, []string{"x"}) {
-				t.Errorf("Latches: got %v, want [x]", l)
+		})
+	}
+}
+
+// TestUnmarshalKeepsTheForm checks that a decision read back keeps only the fields of its
+// form, whatever else its JSON holds.
+func TestUnmarshalKeepsTheForm(t *testing.T) {
+	for _, tc := range []struct {
+		source string
+		// other zeroes the fields of the other form.
+		other func(d *decision.Decision)
+	}{
+		{decision.SourceReminder, func(d *decision.Decision) { d.Kind, d.Scope, d.When = "", "", nil }},
+		{decision.SourceInstruction, func(d *decision.Decision) {
+			d.Placement, d.Tier, d.Tokens, d.OnceLatches = "", "", 0, nil
+		}},
+	} {
+		t.Run(tc.source, func(t *testing.T) {
+			f := decision.Fields(full(tc.source)) // every field of both forms, by the tags
+			b, err := json.Marshal(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got decision.Decision
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			want := full(tc.source)
+			tc.other(&want)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got  %+v\nwant %+v", got, want)
+			}
+			if !reflect.DeepEqual(got.Latches(), want.OnceLatches) {
+				t.Errorf("Latches: got %v, want %v", got.Latches(), want.OnceLatches)
 			}
 		})
+	}
+	var d decision.Decision
+	if err := json.Unmarshal([]byte(`{"id": 1}`), &d); err == nil {
+		t.Errorf("a decision with a number for its id: got %+v, want an error", d)
 	}
 }
 
 func TestDecodeRefusesUnknownField(t *testing.T) {
 	dec := json.NewDecoder(bytes.NewReader([]byte(`[{"id":"x","source":"reminder","tokenz":1}]`)))
 	dec.DisallowUnknownFields()
-	var got []decision.Decision
+	var got []decision.Fields
 	if err := dec.Decode(&got); err == nil {
 		t.Errorf("strict decode of an unknown field: got %+v, want an error", got)
 	}

@@ -258,18 +258,19 @@ func checkTurnNumbers(t *chat.Turn) error {
 	return nil
 }
 
-// decisionsType is the type of a turn's decisions, as the engine records them.
-var decisionsType = reflect.TypeFor[[]decision.Decision]()
+// decisionsType is the type of a turn's decisions, as the engine records them, without
+// the JSON methods (decision.Fields), so that a walk over it sees every field.
+var decisionsType = reflect.TypeFor[[]decision.Fields]()
 
 // checkDecisions checks that the decisions of a turn, at path in the export, are a list of
-// decisions in the form the engine records (decision.Decision, no unknown field), each
+// decisions in the form the engine records (decision.Fields, no unknown field), each
 // with an id and a known source, so that a replay can read them. Its errors are *ExportErrors at
 // the offending value.
 func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
 	if len(t.Decisions) == 0 {
 		return nil
 	}
-	var ds []decision.Decision
+	var ds []decision.Fields
 	dec := json.NewDecoder(bytes.NewReader(t.Decisions))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ds); err != nil {

@@ -28,10 +28,22 @@ func richChat(t testing.TB, db *store.DB) {
 		Metadata: map[string]any{"tier": "pro", "big": json.Number("12345678901234567890"), "nested": map[string]any{"a": []any{1.5, "x"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	b := &chatBuilder{tb: t, db: db, chat: "demo-1", decisions: json.RawMessage(`[
-		{"id": "concise", "source": "reminder", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)}
-	h := b.turns("main", "", 2)
-	c := b.step("main", h, "run the report")
+	decisions := json.RawMessage(`[
+		{"id": "concise", "source": "reminder", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)
+	n := 0 // the turns made
+	step := func(branch, head, text string) chat.Commit {
+		n++
+		return storetest.TurnCommit("demo-1", "", n, branch, head, text, decisions)
+	}
+	h := ""
+	for range 2 {
+		c := step("main", h, fmt.Sprintf("message number %d about topic%d", n+1, n%7))
+		if err := db.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		h = c.NewHead
+	}
+	c := step("main", h, "run the report")
 	c.Messages[1].Parts = []chat.Part{
 		{Type: chat.PartTool, ToolCallID: "call_1", ToolName: "run_sql", State: chat.ToolOutputError, Input: json.RawMessage(`{ "query" : "select 1" }`), ErrorText: "permission denied"},
 		{Type: chat.PartTool, ToolCallID: "call_2", ToolName: "run_sql", State: chat.ToolOutputAvailable, Input: json.RawMessage(`{"query":"select 2"}`), Output: `[{"n": 2}]`},
@@ -52,7 +64,7 @@ func richChat(t testing.TB, db *store.DB) {
 		t.Fatal(err)
 	}
 	// Edit turn 1 on a new branch.
-	e := b.step("main-v2", "", "hello again")
+	e := step("main-v2", "", "hello again")
 	e.NewBranch = &chat.Branch{Parent: "main"}
 	e.Activate = true
 	e.Turns[0].Number = 1
@@ -60,7 +72,7 @@ func richChat(t testing.TB, db *store.DB) {
 		t.Fatal(err)
 	}
 	// A failed turn with no reply.
-	f := b.step("main-v2", e.NewHead, "this fails")
+	f := step("main-v2", e.NewHead, "this fails")
 	f.Messages = f.Messages[:1]
 	f.NewHead = f.Messages[0].ID
 	f.Turns[0].AssistantMessageID, f.Turns[0].Error, f.Turns[0].Decisions = "", "model: 503", nil

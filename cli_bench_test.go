@@ -20,6 +20,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/format"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -135,10 +136,9 @@ func BenchmarkPromptProcess(b *testing.B) {
 // fifth reply, reminders baked into the user messages) and two branches as long as main,
 // forked after message forkLate and after message forkEarly. Turn numbers are set by
 // fixTurnNumbers.
-func bigChatExport(id string, n, forkLate, forkEarly int) store.Export {
+func bigChatExport(id string, n, forkLate, forkEarly int) format.Export {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := store.Export{Format: store.ExportFormat, Version: store.ExportVersion,
-		Chat: chat.Chat{ID: id, Title: "A long chat", ActiveBranch: "main", CreatedAt: at, UpdatedAt: at}}
+	e := format.NewExport(chat.Archive{Chat: chat.Chat{ID: id, Title: "A long chat", ActiveBranch: "main", CreatedAt: at, UpdatedAt: at}})
 	decisions, _ := json.Marshal([]map[string]any{
 		{"id": "concise", "source": "reminder", "fired": true, "reason": "fired", "placement": "inline", "tier": "guidance",
 			"text": "Stay concise.", "tokens": 4, "trace": map[string]any{"expr": "everyNTurns(3)", "value": true, "why": "turn 3 % 3 == 0"}},
@@ -196,7 +196,7 @@ func openBigChat(b *testing.B) (*store.DB, *engine.Engine) {
 		b.Fatal(err)
 	}
 	exp := bigChatExport("big-1", 10_000, 9_000, 100)
-	if err := db.ImportChat(context.Background(), exp); err != nil {
+	if err := format.ImportChat(context.Background(), db, exp); err != nil {
 		b.Fatal(err)
 	}
 	if err := db.Close(); err != nil {
@@ -219,7 +219,7 @@ func openBigChat(b *testing.B) (*store.DB, *engine.Engine) {
 
 // fixTurnNumbers numbers each turn by the position of its user message on its branch
 // (messages come parents first).
-func fixTurnNumbers(e *store.Export) {
+func fixTurnNumbers(e *format.Export) {
 	users := make(map[string]int, len(e.Messages))
 	for _, m := range e.Messages {
 		n := users[m.ParentID]

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/format"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -53,7 +53,7 @@ func expDBState(t *testing.T, path string) string {
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&b, "%+v\n", c)
-		if err := e.Encode(&b); err != nil {
+		if err := format.NewExport(e).Encode(&b); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -139,7 +139,7 @@ func TestChatsCommand(t *testing.T) {
 	}
 
 	// The tokens are the sum of the counted usage of every turn, on every branch.
-	var e store.Export
+	var e format.Export
 	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestExportImportExportIsIdentical(t *testing.T) {
 	if !uuidRE.MatchString(id) || len(id) != 36 {
 		t.Fatalf("import --new-id printed %q, want a UUID", id)
 	}
-	e, err := store.ReadExport(strings.NewReader(first))
+	e, err := format.ReadExport(strings.NewReader(first))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestExportGoldens(t *testing.T) {
 	}
 	// The openai export is what the model was sent: the system prompt of the chat's last
 	// request, then the branch's messages with their baked reminders.
-	var e store.Export
+	var e format.Export
 	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", "export-1", "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +302,7 @@ func TestImportOpenAIArray(t *testing.T) {
 	if got, want := mustRunCtxlab(t, "export", id, "--db", db, "--format", "openai"), expReadFile(t, file); got != want {
 		t.Errorf("import then export openai differs:\n--- got\n%s\n--- want\n%s", got, want)
 	}
-	var e store.Export
+	var e format.Export
 	if err := json.Unmarshal([]byte(mustRunCtxlab(t, "export", id, "--db", db)), &e); err != nil {
 		t.Fatal(err)
 	}
@@ -349,8 +349,8 @@ func TestImportRejectsBadFiles(t *testing.T) {
 	dir := t.TempDir()
 
 	// mutate returns the good export changed by fn.
-	mutate := func(fn func(e *store.Export)) string {
-		e, err := store.ReadExport(strings.NewReader(good))
+	mutate := func(fn func(e *format.Export)) string {
+		e, err := format.ReadExport(strings.NewReader(good))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -380,18 +380,18 @@ func TestImportRejectsBadFiles(t *testing.T) {
 		{"unknown field", strings.Replace(good, `"format": "ctxlab-chat",`, `"format": "ctxlab-chat", "extra": 1,`, 1), `^FILE:2:28: unknown field "extra" in the export \(known fields: format, version, chat, messages, branches, checkpoints, turns\)$`},
 		{"other format", `{"format": "other-tool", "messages": []}`, `^FILE:1:12: not a ctxlab chat export \(format "other-tool", want "ctxlab-chat"\)$`},
 		{"newer version", strings.Replace(good, `"version": 1,`, `"version": 9,`, 1), `^FILE:3:14: export version 9 is newer than this ctxlab \(1\); upgrade ctxlab$`},
-		{"parent cycle", mutate(func(e *store.Export) { e.Messages[0].ParentID = e.Messages[len(e.Messages)-1].ID }),
+		{"parent cycle", mutate(func(e *format.Export) { e.Messages[0].ParentID = e.Messages[len(e.Messages)-1].ID }),
 			`^FILE:\d+:\d+: message "[^"]+": its ancestors form a cycle$`},
-		{"missing parent", mutate(func(e *store.Export) { e.Messages[3].ParentID = "nowhere" }),
+		{"missing parent", mutate(func(e *format.Export) { e.Messages[3].ParentID = "nowhere" }),
 			`^FILE:\d+:\d+: message "[^"]+": parent "nowhere" is not a message of the chat$`},
-		{"head not a message", mutate(func(e *store.Export) { e.Branches[1].Head = "nowhere" }),
+		{"head not a message", mutate(func(e *format.Export) { e.Branches[1].Head = "nowhere" }),
 			`^FILE:\d+:\d+: branch "main-v2": head "nowhere" is not a message of the chat$`},
-		{"turn of another chat", mutate(func(e *store.Export) { e.Turns[0].ChatID = "export-1" }),
+		{"turn of another chat", mutate(func(e *format.Export) { e.Turns[0].ChatID = "export-1" }),
 			`^FILE:\d+:\d+: turn "[^"]+": chat id "export-1", want "imported-1"$`},
-		{"duplicate message", mutate(func(e *store.Export) { e.Messages = append(e.Messages, e.Messages[0]) }),
+		{"duplicate message", mutate(func(e *format.Export) { e.Messages = append(e.Messages, e.Messages[0]) }),
 			`^FILE:\d+:\d+: message "[^"]+" twice$`},
-		{"huge id", mutate(func(e *store.Export) { e.Chat.ID = strings.Repeat("x", 1100) }), `^FILE:5:11: chat id "x+"…: longer than 1024 bytes$`},
-		{"bad span", mutate(func(e *store.Export) { e.Messages[2].Reminders[0].End = 1 << 20 }),
+		{"huge id", mutate(func(e *format.Export) { e.Chat.ID = strings.Repeat("x", 1100) }), `^FILE:5:11: chat id "x+"…: longer than 1024 bytes$`},
+		{"bad span", mutate(func(e *format.Export) { e.Messages[2].Reminders[0].End = 1 << 20 }),
 			`^FILE:\d+:\d+: message "[^"]+": reminder "concise": span \[\d+,1048576\) of part 0 out of range$`},
 		{"deep nesting", `[` + strings.Repeat(`{"a":`, 12000), `^FILE:1:\d+: invalid character '\{' exceeded max depth$`},
 		{"no messages", `{"model": "gpt"}`, `^FILE:1:1: neither a ctxlab chat export \(no "format"\) nor an OpenAI request \(no "messages"\)$`},
@@ -602,35 +602,3 @@ type expCountWriter struct{ n int64 }
 func (w *expCountWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
 var _ io.Writer = (*expCountWriter)(nil)
-
-// FuzzLoadImport checks that no import file makes the reader panic, and that every file it
-// refuses gets an error naming the file, with a line and column.
-func FuzzLoadImport(f *testing.F) {
-	for _, s := range []string{
-		`[{"role":"user","content":"a"}]`,
-		`{"messages":[{"role":"system","content":"s"},{"role":"user","content":"a"}]}`,
-		`{"format":"ctxlab-chat","version":1,"chat":{"id":"x","title":"","active_branch":"main","created_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"},"messages":[],"branches":[],"checkpoints":[],"turns":[]}`,
-		`{"format":"ctxlab-chat","version":"1"}`, "\xef\xbb\xbf[", `{"format":1}`, `{"a":[}`, "",
-	} {
-		f.Add([]byte(s))
-	}
-	path := filepath.Join(f.TempDir(), "in.json")
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if err := os.WriteFile(path, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		e, isExport, err := loadImport(path, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-		if err != nil {
-			var d *diag.Error
-			if !errors.As(err, &d) || d.File != path || d.Line < 1 || d.Col < 1 {
-				t.Fatalf("got %T %v, want a *diag.Error naming the file with a line and column", err, err)
-			}
-			return
-		}
-		// An export is checked for consistency by ImportChat; an OpenAI array is a chat
-		// ready to store.
-		if !isExport && (e.Chat.ID == "" || len(e.Messages) == 0 || e.Branches[0].Head != e.Messages[len(e.Messages)-1].ID) {
-			t.Fatalf("an accepted OpenAI array gave an incomplete chat: %+v", e.Chat)
-		}
-	})
-}

@@ -90,7 +90,7 @@ func liveTraces(t *testing.T, out string) ([]engine.Trace, []map[string]any) {
 }
 
 // savedChat reads a chat back from the database file.
-func savedChat(t *testing.T, db, id string) store.Export {
+func savedChat(t *testing.T, db, id string) chat.Archive {
 	t.Helper()
 	d, err := store.Open(db)
 	if err != nil {

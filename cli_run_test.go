@@ -25,6 +25,7 @@ import (
 	"testing"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/format"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -424,7 +425,7 @@ func chatsOf(tb testing.TB, path string) map[string]string {
 			tb.Fatal(err)
 		}
 		var b bytes.Buffer
-		if err := e.Encode(&b); err != nil {
+		if err := format.NewExport(e).Encode(&b); err != nil {
 			tb.Fatal(err)
 		}
 		out[c.ID] = b.String()

@@ -184,7 +184,7 @@ func checkDatabase(t *testing.T, path string) dbState {
 // chatProblems lists what is wrong with a chat: a turn without its messages or decisions, a
 // message without its turn record (a half-written step), a branch whose path is not a
 // connected alternation of user messages and replies, a checkpoint naming no message.
-func chatProblems(db *store.DB, e *store.Export) []string {
+func chatProblems(db *store.DB, e *chat.Archive) []string {
 	var problems []string
 	errorf := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	id := e.Chat.ID

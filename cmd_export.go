@@ -2,7 +2,7 @@ package main
 
 import (
 	"bufio"
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,20 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/engine/transcript"
-	"github.com/ctxlab/ctxlab/store"
-)
-
-// The formats of ctxlab export.
-const (
-	formatJSON     = "json"
-	formatMarkdown = "markdown"
-	formatOpenAI   = "openai"
+	"github.com/ctxlab/ctxlab/engine/format"
 )
 
 func (a *app) exportCommand() *cobra.Command {
-	var format, out string
+	var exportFormat, out string
 	cmd := &cobra.Command{
 		Use:   "export CHAT --format json|markdown|openai",
 		Short: "Write a saved chat as JSON (lossless), a Markdown transcript or OpenAI messages",
@@ -36,10 +27,9 @@ func (a *app) exportCommand() *cobra.Command {
 			"            request (or the one an import kept)",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			switch format {
-			case formatJSON, formatMarkdown, formatOpenAI:
-			default:
-				return &usageError{fmt.Sprintf("unknown --format %q (want json, markdown or openai)", format)}
+			var unknown *format.UnknownFormatError
+			if err := format.CheckFormat(exportFormat); errors.As(err, &unknown) {
+				return &usageError{fmt.Sprintf("unknown --format %q (want %s)", unknown.Format, unknown.Want)}
 			}
 			db, err := a.openSavedDB()
 			if err != nil {
@@ -47,68 +37,14 @@ func (a *app) exportCommand() *cobra.Command {
 			}
 			defer db.Close()
 			return writeOutput(out, a.stdout, func(w io.Writer) error {
-				return exportChat(cmd.Context(), db, args[0], format, w)
+				return format.WriteChat(cmd.Context(), w, exportFormat, db, args[0])
 			})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&format, "format", formatJSON, "json, markdown or openai")
+	f.StringVar(&exportFormat, "format", format.JSON, "json, markdown or openai")
 	f.StringVarP(&out, "out", "o", "", "write to FILE instead of the standard output (replaced only when the export succeeds)")
 	return cmd
-}
-
-// exportChat writes chat id of db to w in format.
-func exportChat(ctx context.Context, db *store.DB, id, format string, w io.Writer) error {
-	switch format {
-	case formatJSON:
-		e, err := db.ExportChat(ctx, id)
-		if err != nil {
-			return err
-		}
-		return e.Encode(w)
-	case formatMarkdown:
-		snap, err := db.Load(ctx, id, "", store.DetailStats)
-		if err != nil {
-			return err
-		}
-		branches, err := db.Branches(ctx, id)
-		if err != nil {
-			return err
-		}
-		checkpoints, err := db.Checkpoints(ctx, id)
-		if err != nil {
-			return err
-		}
-		return transcript.Markdown(w, transcript.Input{Chat: snap.Chat, Branch: snap.Branch.Name,
-			Messages: pointers(snap.Messages), Turns: snap.Turns, Branches: branches,
-			Checkpoints: checkpoints, Usage: snap.Usage})
-	default:
-		snap, err := db.Load(ctx, id, "", store.DetailLight)
-		if err != nil {
-			return err
-		}
-		msgs := transcript.OpenAI(pointers(snap.Messages))
-		sys, ok := transcript.SystemMessage(snap.Chat)
-		if !ok && len(snap.Turns) > 0 { // the system prompt of the branch's last request
-			last, err := db.Turn(ctx, id, snap.Turns[len(snap.Turns)-1].ID)
-			if err != nil {
-				return err
-			}
-			sys, ok = chat.WireMessage{Role: chat.RoleSystem, Content: last.Request.SystemPrompt}, last.Request.SystemPrompt != ""
-		}
-		if ok {
-			msgs = append([]chat.WireMessage{sys}, msgs...)
-		}
-		return transcript.WriteOpenAI(w, msgs)
-	}
-}
-
-func pointers(ms []chat.Message) []*chat.Message {
-	out := make([]*chat.Message, len(ms))
-	for i := range ms {
-		out[i] = &ms[i]
-	}
-	return out
 }
 
 // writeOutput runs write on stdout (buffered), or on a temporary file beside path that

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/predicates"
 )
 
@@ -31,18 +32,7 @@ type decisions struct {
 // fired returns what the turn records to derive counters and latches from: the fired
 // reminders, and the fired instructions that set once('id') latches (as "instruction:ID").
 func (d *decisions) fired() []chat.Fired {
-	var out []chat.Fired
-	for i := range d.reminders {
-		if r := &d.reminders[i]; r.Fired {
-			out = append(out, chat.Fired{ID: r.ID, Latches: r.latches})
-		}
-	}
-	for i := range d.instructions {
-		if in := &d.instructions[i]; in.Fired && len(in.latches) > 0 {
-			out = append(out, chat.Fired{ID: "instruction:" + in.ID, Latches: in.latches})
-		}
-	}
-	return out
+	return append(dec.Fired(d.reminders), dec.Fired(d.instructions)...)
 }
 
 // all returns reminders then instructions, in file order.
@@ -132,7 +122,7 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 		return d
 	}
 	d.Fired, d.Reason = true, ReasonFired
-	d.latches = res.Latches()
+	d.OnceLatches = res.Latches()
 	return d
 }
 
@@ -156,7 +146,7 @@ func (t *turnEval) applyBudget(ds []Decision) {
 			continue
 		}
 		total -= d.Tokens
-		d.Fired, d.Reason, d.latches = false, ReasonBudgetTrimmed, nil
+		d.Fired, d.Reason, d.OnceLatches = false, ReasonBudgetTrimmed, nil
 		d.Detail = fmt.Sprintf("fired reminders needed %d tokens, budget %d; dropped %d tokens", need, budget, d.Tokens)
 	}
 }
@@ -196,9 +186,9 @@ func (t *turnEval) instruction(in *ctxfile.Instruction) Decision {
 		}
 	}
 	d.Fired = true
-	d.latches = modeLatches
+	d.OnceLatches = modeLatches
 	if d.Trace != nil {
-		d.latches = append(d.latches[:len(d.latches):len(d.latches)], d.Trace.Latches()...)
+		d.OnceLatches = append(d.OnceLatches[:len(d.OnceLatches):len(d.OnceLatches)], d.Trace.Latches()...)
 	}
 	if len(in.When) > 0 {
 		d.Reason = ReasonDeferredToModel

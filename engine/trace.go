@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
 )
 
 // Trace is the record of one turn as `ctxlab run --json` prints it (spec/headless.md).
@@ -63,14 +64,7 @@ func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
 		return nil, err
 	}
 	dst = chat.AppendJSONField(dst, "decisions")
-	dst = append(dst, '[')
-	for i := range t.Decisions {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = t.Decisions[i].appendJSON(dst)
-	}
-	dst = append(dst, ']')
+	dst = dec.AppendList(dst, t.Decisions)
 	type tail struct {
 		Assistant *AssistantTrace `json:"assistant,omitempty"`
 		Usage     UsageTrace      `json:"usage"`

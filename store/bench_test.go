@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/format"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -74,10 +75,9 @@ func reportQuantiles(b *testing.B, times []time.Duration) {
 
 // bigChat is an export of a chat with a main branch of n messages (n/2 turns) and a
 // branch "alt" forked 1,000 messages before main's head, as long as main.
-func bigChat(n int) store.Export {
+func bigChat(n int) format.Export {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := store.Export{Format: store.ExportFormat, Version: store.ExportVersion,
-		Chat: chat.Chat{ID: "big", Title: "big", ActiveBranch: "main", CreatedAt: at, UpdatedAt: at}}
+	e := format.NewExport(chat.Archive{Chat: chat.Chat{ID: "big", Title: "big", ActiveBranch: "main", CreatedAt: at, UpdatedAt: at}})
 	text := strings.Repeat("Some words of a message about deployments and reports. ", 4)
 	// addTurns adds count/2 turns on branch from parent, the first numbered turn.
 	addTurns := func(branch, parent string, from, count, turn int) string {
@@ -113,7 +113,7 @@ func openBig(b *testing.B) *store.DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	if err := db.ImportChat(ctx, bigChat(10_000)); err != nil {
+	if err := format.ImportChat(ctx, db, bigChat(10_000)); err != nil {
 		b.Fatal(err)
 	}
 	return db
@@ -263,7 +263,7 @@ func BenchmarkExport10k(b *testing.B) {
 		if err != nil || len(e.Messages) != 11_000 {
 			b.Fatalf("Export: %d, %v", len(e.Messages), err)
 		}
-		if err := e.Encode(io.Discard); err != nil {
+		if err := format.NewExport(e).Encode(io.Discard); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -279,7 +279,7 @@ func BenchmarkImport10k(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		i++
-		if err := db.ImportChat(ctx, e.WithChatID(fmt.Sprint("big-", i))); err != nil {
+		if err := format.ImportChat(ctx, db, e.WithChatID(fmt.Sprint("big-", i))); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -60,22 +60,6 @@ func createChat(ctx context.Context, tx *sql.Tx, c *chat.Chat, meta any) error {
 	return dbErr(ctx, err, fmt.Sprintf("chat %q: create branch %q", c.ID, c.ActiveBranch))
 }
 
-func checkChat(c *chat.Chat) error {
-	if err := checkName("chat id", c.ID); err != nil {
-		return err
-	}
-	if err := checkName("branch name", c.ActiveBranch); err != nil {
-		return invalidf("chat %q: active branch: %v", c.ID, err)
-	}
-	if err := chat.CheckTitle(c.Title); err != nil {
-		return invalidf("chat %q: %v", c.ID, err)
-	}
-	if err := checkTime(c.CreatedAt, "chat "+quote(c.ID)); err != nil {
-		return err
-	}
-	return checkTime(c.UpdatedAt, "chat "+quote(c.ID))
-}
-
 func insertChat(ctx context.Context, tx *sql.Tx, c *chat.Chat, meta any, u chat.Usage, messages int) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO chats (id, title, metadata, active_branch, created_at, updated_at,
 		message_count, prompt_tokens, completion_tokens, total_tokens, cached_tokens, reasoning_tokens)

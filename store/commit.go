@@ -169,26 +169,9 @@ func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []e
 		}
 	}
 
-	infos := make(map[string]msgInfo, len(c.Messages))
 	w := msgWriter{tx: tx, chatID: c.ChatID}
-	for i := range c.Messages {
-		m := &c.Messages[i]
-		var parent *msgInfo
-		if m.ParentID != "" {
-			p, ok := infos[m.ParentID]
-			if !ok {
-				var err error
-				if p, err = parentInfo(ctx, tx, c.ChatID, m.ParentID); err != nil {
-					return fmt.Errorf("chat %q: message %q: parent: %w", c.ChatID, m.ID, err)
-				}
-			}
-			parent = &p
-		}
-		in, err := w.insert(ctx, m, parent)
-		if err != nil {
-			return err
-		}
-		infos[m.ID] = in
+	if err := w.insertAll(ctx, c.Messages); err != nil {
+		return err
 	}
 
 	tw := turnWriter{tx: tx, chatID: c.ChatID}

@@ -18,6 +18,10 @@
 // the light record is what a branch switch needs, requests and decisions are loaded only
 // to show or replay a turn. A branch switch between branches that share a prefix reads
 // only the tail that differs (PathTail).
+//
+// The store is data access only: ExportChat and ImportChat read and write a whole chat as
+// a chat.Archive; the file formats (the JSON export, its whole-chat checks, Markdown,
+// OpenAI) are package format's, which reads and writes through them.
 package store
 
 import (
@@ -220,14 +224,6 @@ func decTime(s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("stored time %q: %w", s, err)
 	}
 	return t, nil
-}
-
-// checkTime reports a time that cannot be stored (outside years 0 to 9999).
-func checkTime(t time.Time, what string) error {
-	if y := t.UTC().Year(); y < 0 || y > 9999 {
-		return invalidf("%s: time %s is outside years 0 to 9999", what, t.UTC().Format(time.RFC3339))
-	}
-	return nil
 }
 
 // nullStr maps "" to NULL.

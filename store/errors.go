@@ -21,8 +21,7 @@ var (
 	// ErrConflict reports an id or name that is already taken, or a branch head that moved
 	// since it was read (another process wrote the chat).
 	ErrConflict = chat.ErrConflict
-	// ErrInvalid reports input the store refuses: an empty id, a bad role, invalid JSON,
-	// an import file that is not a consistent chat.
+	// ErrInvalid reports input the store refuses: an empty id, a bad role, invalid JSON.
 	ErrInvalid = chat.ErrInvalid
 	// ErrBusy reports that another connection held the write lock for longer than the busy
 	// timeout.

@@ -41,21 +41,7 @@ func newChat(tb testing.TB, db *store.DB, id string) *chatBuilder {
 // step returns the commit of one turn on branch, from head, with user text text.
 func (b *chatBuilder) step(branch, head, text string) chat.Commit {
 	b.n++
-	n := b.n
-	at := t0.Add(time.Duration(n) * time.Minute)
-	u := chat.Message{ID: fmt.Sprintf("%s%s-u%d", b.chat, b.tag, n), ParentID: head, Role: chat.RoleUser,
-		Parts: []chat.Part{chat.TextPart(text)}, CreatedAt: at, Locale: &chat.Locale{Language: "English", TimeZone: "UTC"}}
-	a := chat.Message{ID: fmt.Sprintf("%s%s-a%d", b.chat, b.tag, n), ParentID: u.ID, Role: chat.RoleAssistant,
-		Parts: []chat.Part{chat.TextPart("reply to " + text)}, CreatedAt: at.Add(time.Second)}
-	rep := chat.Usage{PromptTokens: 100 + n, CompletionTokens: 10}
-	tr := chat.Turn{ID: fmt.Sprintf("%s%s-t%d", b.chat, b.tag, n), Branch: branch, Number: n,
-		UserMessageID: u.ID, AssistantMessageID: a.ID, At: at,
-		Request:   chat.SentRequest{Model: "scripted", SystemPrompt: "<role>helper</role>"},
-		Fired:     []chat.Fired{{ID: "concise", Latches: []string{"concise"}}},
-		Decisions: b.decisions, Reported: &rep, Estimated: chat.Usage{PromptTokens: 99, CompletionTokens: 9},
-		TTFT: 120 * time.Millisecond, Latency: 450 * time.Millisecond, FinishReason: "stop"}
-	return chat.Commit{ChatID: b.chat, Branch: branch, ExpectHead: head, NewHead: a.ID,
-		Messages: []chat.Message{u, a}, Turns: []chat.Turn{tr}}
+	return storetest.TurnCommit(b.chat, b.tag, b.n, branch, head, text, b.decisions)
 }
 
 // turn commits one turn on branch from head and returns the new head.

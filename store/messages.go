@@ -484,6 +484,32 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	return info, nil
 }
 
+// insertAll writes msgs in order. Each parent is an earlier one of msgs or a message of
+// the chat already stored (ErrNotFound otherwise).
+func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
+	infos := make(map[string]msgInfo, len(msgs))
+	for i := range msgs {
+		m := &msgs[i]
+		var parent *msgInfo
+		if m.ParentID != "" {
+			p, ok := infos[m.ParentID]
+			if !ok {
+				var err error
+				if p, err = parentInfo(ctx, w.tx, w.chatID, m.ParentID); err != nil {
+					return fmt.Errorf("chat %q: message %q: parent: %w", w.chatID, m.ID, err)
+				}
+			}
+			parent = &p
+		}
+		in, err := w.insert(ctx, m, parent)
+		if err != nil {
+			return err
+		}
+		infos[m.ID] = in
+	}
+	return nil
+}
+
 // parentInfo returns the msgInfo of a stored message; ErrNotFound if there is none.
 func parentInfo(ctx context.Context, q querier, chatID, id string) (msgInfo, error) {
 	var info msgInfo

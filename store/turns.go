@@ -12,26 +12,17 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
-// Detail selects the parts of a turn record a read returns beyond the light record (ID,
-// ChatID, Branch, Number, UserMessageID, AssistantMessageID, At and Fired: what the
-// engine derives its counters and latches from when it opens a chat or switches branch).
-// Each part costs: on a 5,000-turn branch the light records load in about 14 ms, with
-// DetailStats|DetailRequest in about 25 ms more; decisions are the bulk of the database.
-type Detail uint8
+// Detail selects the parts of a turn record a read returns beyond the light record (see
+// chat.Detail).
+type Detail = chat.Detail
 
-// The parts of a turn a read can add to the light record.
+// The parts of a turn a read can add to the light record (see chat.Detail).
 const (
-	// DetailStats fills Reported, Estimated, TTFT, Latency, FinishReason and Error.
-	DetailStats Detail = 1 << iota
-	// DetailRequest fills Request: to show a turn or rebuild the request it sent.
-	DetailRequest
-	// DetailDecisions fills Decisions: to show a turn's decisions or compare them in a
-	// replay.
-	DetailDecisions
-	// DetailLight is the light record alone.
-	DetailLight Detail = 0
-	// DetailAll is the whole record.
-	DetailAll = DetailStats | DetailRequest | DetailDecisions
+	DetailStats     = chat.DetailStats
+	DetailRequest   = chat.DetailRequest
+	DetailDecisions = chat.DetailDecisions
+	DetailLight     = chat.DetailLight
+	DetailAll       = chat.DetailAll
 )
 
 func turnSelect(detail Detail) string {
@@ -280,14 +271,9 @@ func (d *DB) TurnsByMessage(ctx context.Context, chatID, messageID string, detai
 	return queryTurns(ctx, d.db, chatID, detail, "t.user_message_id = ?2 OR t.assistant_message_id = ?2", messageID)
 }
 
-// Snapshot is a chat opened on one branch, read in one consistent snapshot.
-type Snapshot struct {
-	Chat     chat.Chat
-	Usage    chat.Usage // as ChatUsage
-	Branch   BranchInfo
-	Messages []chat.Message // the branch's path, root first
-	Turns    []chat.Turn    // the turns of Messages, with the parts asked for
-}
+// Snapshot is a chat opened on one branch, read in one consistent snapshot (see
+// chat.Snapshot).
+type Snapshot = chat.Snapshot
 
 // Load opens a chat on a branch ("" for its active branch): the chat, its usage, the
 // branch, the messages of its path and their turn records with the parts detail selects

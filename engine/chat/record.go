@@ -32,7 +32,9 @@ type Checkpoint struct {
 }
 
 // Fired is a reminder injected during a turn, kept small so that counters (max_per_chat,
-// min_turns_between) and once('id') latches can be derived from the branch cheaply.
+// min_turns_between) and once('id') latches can be derived from the branch cheaply. It is
+// not a second decision record: decision.Fired derives a turn's list from its decisions
+// (an instruction that sets latches is listed as "instruction:ID").
 type Fired struct {
 	ID      string   `json:"id"`
 	Latches []string `json:"latches,omitempty"`

@@ -1,4 +1,4 @@
-package transcript
+package format
 
 import (
 	"bytes"
@@ -136,7 +136,7 @@ func TestMarkdownGolden(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Markdown(&b, tt.in()); err != nil {
+			if err := WriteMarkdown(&b, tt.in()); err != nil {
 				t.Fatal(err)
 			}
 			golden(t, tt.name, b.Bytes())
@@ -146,7 +146,7 @@ func TestMarkdownGolden(t *testing.T) {
 
 func TestMarkdownMarksReminders(t *testing.T) {
 	var b bytes.Buffer
-	if err := Markdown(&b, richChat()); err != nil {
+	if err := WriteMarkdown(&b, richChat()); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -224,7 +224,7 @@ type failWriter struct{}
 func (failWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
 
 func TestMarkdownWriteError(t *testing.T) {
-	if err := Markdown(failWriter{}, richChat()); err == nil {
+	if err := WriteMarkdown(failWriter{}, richChat()); err == nil {
 		t.Error("got no error from a failing writer")
 	}
 }

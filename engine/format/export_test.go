@@ -1,10 +1,9 @@
-package store_test
+package format_test
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,11 +13,12 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/decision"
+	"github.com/ctxlab/ctxlab/engine/format"
+	"github.com/ctxlab/ctxlab/predicates"
 	"github.com/ctxlab/ctxlab/store"
 	"github.com/ctxlab/ctxlab/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // richChat builds a chat using every feature: branches, checkpoints, a regenerated reply,
 // tool parts, reminders, a failed turn, metadata with a large number.
@@ -28,10 +28,22 @@ func richChat(t testing.TB, db *store.DB) {
 		Metadata: map[string]any{"tier": "pro", "big": json.Number("12345678901234567890"), "nested": map[string]any{"a": []any{1.5, "x"}}}}); err != nil {
 		t.Fatal(err)
 	}
-	b := &chatBuilder{tb: t, db: db, chat: "demo-1", decisions: json.RawMessage(`[
-		{"id": "concise", "source": "reminder", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)}
-	h := b.turns("main", "", 2)
-	c := b.step("main", h, "run the report")
+	decisions := json.RawMessage(`[
+		{"id": "concise", "source": "reminder", "fired": true, "trace": {"expr": "everyNTurns(3)", "why": "turn 3 % 3 == 0"}}]`)
+	n := 0 // the turns made
+	step := func(branch, head, text string) chat.Commit {
+		n++
+		return storetest.TurnCommit("demo-1", "", n, branch, head, text, decisions)
+	}
+	h := ""
+	for range 2 {
+		c := step("main", h, fmt.Sprintf("message number %d about topic%d", n+1, n%7))
+		if err := db.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		h = c.NewHead
+	}
+	c := step("main", h, "run the report")
 	c.Messages[1].Parts = []chat.Part{
 		{Type: chat.PartTool, ToolCallID: "call_1", ToolName: "run_sql", State: chat.ToolOutputError, Input: json.RawMessage(`{ "query" : "select 1" }`), ErrorText: "permission denied"},
 		{Type: chat.PartTool, ToolCallID: "call_2", ToolName: "run_sql", State: chat.ToolOutputAvailable, Input: json.RawMessage(`{"query":"select 2"}`), Output: `[{"n": 2}]`},
@@ -52,7 +64,7 @@ func richChat(t testing.TB, db *store.DB) {
 		t.Fatal(err)
 	}
 	// Edit turn 1 on a new branch.
-	e := b.step("main-v2", "", "hello again")
+	e := step("main-v2", "", "hello again")
 	e.NewBranch = &chat.Branch{Parent: "main"}
 	e.Activate = true
 	e.Turns[0].Number = 1
@@ -60,7 +72,7 @@ func richChat(t testing.TB, db *store.DB) {
 		t.Fatal(err)
 	}
 	// A failed turn with no reply.
-	f := b.step("main-v2", e.NewHead, "this fails")
+	f := step("main-v2", e.NewHead, "this fails")
 	f.Messages = f.Messages[:1]
 	f.NewHead = f.Messages[0].ID
 	f.Turns[0].AssistantMessageID, f.Turns[0].Error, f.Turns[0].Decisions = "", "model: 503", nil
@@ -73,7 +85,13 @@ func richChat(t testing.TB, db *store.DB) {
 	}
 }
 
-func encode(t testing.TB, e store.Export) []byte {
+// exportChat returns the export of a chat of db.
+func exportChat(db *store.DB, id string) (format.Export, error) {
+	a, err := db.ExportChat(ctx, id)
+	return format.NewExport(a), err
+}
+
+func encode(t testing.TB, e format.Export) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := e.Encode(&buf); err != nil {
@@ -85,14 +103,14 @@ func encode(t testing.TB, e store.Export) []byte {
 func TestExportImportRoundTrip(t *testing.T) {
 	src := storetest.MustOpen(t)
 	richChat(t, src)
-	e1, err := src.ExportChat(ctx, "demo-1")
+	e1, err := exportChat(src, "demo-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	b1 := encode(t, e1)
 
 	golden := filepath.Join("testdata", "export.golden.json")
-	if *update {
+	if *format.Update {
 		if err := os.WriteFile(golden, b1, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -117,10 +135,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 
 	// The same chat again is a conflict; under a new id it goes in beside it.
-	if err := dst.ImportChat(ctx, read); !errors.Is(err, store.ErrConflict) {
+	if err := format.ImportChat(ctx, dst, read); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("import twice: got %v, want ErrConflict", err)
 	}
-	if err := dst.ImportChat(ctx, read.WithChatID("demo-2")); err != nil {
+	if err := format.ImportChat(ctx, dst, read.WithChatID("demo-2")); err != nil {
 		t.Errorf("import under a new id: %v", err)
 	}
 	if read.Turns[0].ChatID != "demo-1" {
@@ -134,17 +152,17 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 // reimport reads the export b, imports it into a new database, and fails the test unless
 // exporting it from there gives b again.
-func reimport(t *testing.T, b []byte) (store.Export, *store.DB) {
+func reimport(t *testing.T, b []byte) (format.Export, *store.DB) {
 	t.Helper()
-	read, err := store.ReadExport(bytes.NewReader(b))
+	read, err := format.ReadExport(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	dst := storetest.MustOpenMemory(t)
-	if err := dst.ImportChat(ctx, read); err != nil {
+	if err := format.ImportChat(ctx, dst, read); err != nil {
 		t.Fatal(err)
 	}
-	e2, err := dst.ExportChat(ctx, read.Chat.ID)
+	e2, err := exportChat(dst, read.Chat.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +179,7 @@ func TestImportEmptyChat(t *testing.T) {
 	if err := src.CreateChat(ctx, chat.Chat{ID: "empty", CreatedAt: t0}); err != nil {
 		t.Fatal(err)
 	}
-	e, err := src.ExportChat(ctx, "empty")
+	e, err := exportChat(src, "empty")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,82 +189,82 @@ func TestImportEmptyChat(t *testing.T) {
 func TestImportRejects(t *testing.T) {
 	src := storetest.MustOpenMemory(t)
 	richChat(t, src)
-	good, err := src.ExportChat(ctx, "demo-1")
+	good, err := exportChat(src, "demo-1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		name   string
-		change func(e *store.Export)
+		change func(e *format.Export)
 		want   string
 		path   string // of the value at fault, in the export's JSON
 	}{
-		{"format", func(e *store.Export) { e.Format = "other" }, `not a ctxlab chat export`, "format"},
-		{"newer version", func(e *store.Export) { e.Version = 2 }, `export version 2 is newer than this ctxlab (1); upgrade ctxlab`, "version"},
-		{"duplicate message", func(e *store.Export) { e.Messages[3].ID = e.Messages[2].ID }, `twice`, "messages[3].id"},
-		{"missing parent", func(e *store.Export) { e.Messages[2].ParentID = "ghost" }, `parent "ghost" is not a message of the chat`, "messages[2].parent_id"},
-		{"cycle", func(e *store.Export) { e.Messages[0].ParentID = e.Messages[3].ID }, `cycle`, "messages[0].parent_id"},
-		{"self parent", func(e *store.Export) { e.Messages[1].ParentID = e.Messages[1].ID }, `cycle`, "messages[1].parent_id"},
-		{"head missing", func(e *store.Export) { e.Branches[0].Head = "ghost" }, `head "ghost"`, "branches[0].head"},
-		{"duplicate branch", func(e *store.Export) { e.Branches[1].Name = "main" }, `branch "main" twice`, "branches[1].name"},
-		{"branch parent missing", func(e *store.Export) { e.Branches[1].Parent = "ghost" }, `parent branch "ghost"`, "branches[1].parent"},
-		{"active branch missing", func(e *store.Export) { e.Chat.ActiveBranch = "ghost" }, `active branch "ghost"`, "chat.active_branch"},
-		{"checkpoint missing", func(e *store.Export) { e.Checkpoints[0].MessageID = "ghost" }, `checkpoint "before-choice"`, "checkpoints[0].message_id"},
-		{"turn message missing", func(e *store.Export) { e.Turns[0].UserMessageID = "ghost" }, `message "ghost"`, "turns[0].user_message_id"},
-		{"turn branch missing", func(e *store.Export) { e.Turns[0].Branch = "ghost" }, `branch "ghost"`, "turns[0].branch"},
-		{"turn of another chat", func(e *store.Export) { e.Turns[0].ChatID = "x" }, `chat id "x"`, "turns[0].chat_id"},
-		{"duplicate turn", func(e *store.Export) { e.Turns[1].ID = e.Turns[0].ID }, `twice`, "turns[1].id"},
-		{"bad decisions", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage("{") }, `decisions`, "turns[0].decisions"},
-		{"bad role", func(e *store.Export) { e.Messages[0].Role = "root" }, `unknown role`, "messages[0].role"},
-		{"span out of range", func(e *store.Export) { e.Messages[0].Reminders = []chat.ReminderSpan{{Part: 5}} }, `out of range`, "messages[0].reminders[0].part_index"},
-		{"long id", func(e *store.Export) { e.Messages[0].ID = strings.Repeat("x", chat.MaxNameLen+1) }, `longer than`, "messages[0].id"},
-		{"control character", func(e *store.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`, "chat.id"},
-		{"year 10000", func(e *store.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`, "messages[0].created_at"},
+		{"format", func(e *format.Export) { e.Format = "other" }, `not a ctxlab chat export`, "format"},
+		{"newer version", func(e *format.Export) { e.Version = 2 }, `export version 2 is newer than this ctxlab (1); upgrade ctxlab`, "version"},
+		{"duplicate message", func(e *format.Export) { e.Messages[3].ID = e.Messages[2].ID }, `twice`, "messages[3].id"},
+		{"missing parent", func(e *format.Export) { e.Messages[2].ParentID = "ghost" }, `parent "ghost" is not a message of the chat`, "messages[2].parent_id"},
+		{"cycle", func(e *format.Export) { e.Messages[0].ParentID = e.Messages[3].ID }, `cycle`, "messages[0].parent_id"},
+		{"self parent", func(e *format.Export) { e.Messages[1].ParentID = e.Messages[1].ID }, `cycle`, "messages[1].parent_id"},
+		{"head missing", func(e *format.Export) { e.Branches[0].Head = "ghost" }, `head "ghost"`, "branches[0].head"},
+		{"duplicate branch", func(e *format.Export) { e.Branches[1].Name = "main" }, `branch "main" twice`, "branches[1].name"},
+		{"branch parent missing", func(e *format.Export) { e.Branches[1].Parent = "ghost" }, `parent branch "ghost"`, "branches[1].parent"},
+		{"active branch missing", func(e *format.Export) { e.Chat.ActiveBranch = "ghost" }, `active branch "ghost"`, "chat.active_branch"},
+		{"checkpoint missing", func(e *format.Export) { e.Checkpoints[0].MessageID = "ghost" }, `checkpoint "before-choice"`, "checkpoints[0].message_id"},
+		{"turn message missing", func(e *format.Export) { e.Turns[0].UserMessageID = "ghost" }, `message "ghost"`, "turns[0].user_message_id"},
+		{"turn branch missing", func(e *format.Export) { e.Turns[0].Branch = "ghost" }, `branch "ghost"`, "turns[0].branch"},
+		{"turn of another chat", func(e *format.Export) { e.Turns[0].ChatID = "x" }, `chat id "x"`, "turns[0].chat_id"},
+		{"duplicate turn", func(e *format.Export) { e.Turns[1].ID = e.Turns[0].ID }, `twice`, "turns[1].id"},
+		{"bad decisions", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage("{") }, `decisions`, "turns[0].decisions"},
+		{"bad role", func(e *format.Export) { e.Messages[0].Role = "root" }, `unknown role`, "messages[0].role"},
+		{"span out of range", func(e *format.Export) { e.Messages[0].Reminders = []chat.ReminderSpan{{Part: 5}} }, `out of range`, "messages[0].reminders[0].part_index"},
+		{"long id", func(e *format.Export) { e.Messages[0].ID = strings.Repeat("x", chat.MaxNameLen+1) }, `longer than`, "messages[0].id"},
+		{"control character", func(e *format.Export) { e.Chat.ID = "a\x1b[31m" }, `control character`, "chat.id"},
+		{"year 10000", func(e *format.Export) { e.Messages[0].CreatedAt = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC) }, `outside years`, "messages[0].created_at"},
 
 		// A chat ctxlab could not have made.
-		{"title control character", func(e *store.Export) { e.Chat.Title = "a\x00b" }, `title "a\x00b": control character`, "chat.title"},
-		{"system message", func(e *store.Export) { e.Messages[2].Role = chat.RoleSystem }, `not system messages`, "messages[2].role"},
-		{"no parts", func(e *store.Export) { e.Messages[1].Parts = nil }, `no parts`, "messages[1].parts"},
-		{"head on an answered user message", func(e *store.Export) { e.Branches[0].Head = "demo-1-u1" }, `is a user message that has a reply`, "branches[0].head"},
-		{"checkpoint on an answered user message", func(e *store.Export) { e.Checkpoints[0].MessageID = "demo-1-u2" }, `is a user message that has a reply`, "checkpoints[0].message_id"},
-		{"turn messages swapped", func(e *store.Export) {
+		{"title control character", func(e *format.Export) { e.Chat.Title = "a\x00b" }, `title "a\x00b": control character`, "chat.title"},
+		{"system message", func(e *format.Export) { e.Messages[2].Role = chat.RoleSystem }, `not system messages`, "messages[2].role"},
+		{"no parts", func(e *format.Export) { e.Messages[1].Parts = nil }, `no parts`, "messages[1].parts"},
+		{"head on an answered user message", func(e *format.Export) { e.Branches[0].Head = "demo-1-u1" }, `is a user message that has a reply`, "branches[0].head"},
+		{"checkpoint on an answered user message", func(e *format.Export) { e.Checkpoints[0].MessageID = "demo-1-u2" }, `is a user message that has a reply`, "checkpoints[0].message_id"},
+		{"turn messages swapped", func(e *format.Export) {
 			e.Turns[0].UserMessageID, e.Turns[0].AssistantMessageID = e.Turns[0].AssistantMessageID, e.Turns[0].UserMessageID
 		}, `user message "demo-1-a1" is an assistant message`, "turns[0].user_message_id"},
-		{"turn number", func(e *store.Export) { e.Turns[3].Number = 4 }, `number 4, want 1`, "turns[3].turn"},
-		{"turn reply of another message", func(e *store.Export) { e.Turns[1].AssistantMessageID = "demo-1-a1" }, `does not answer user message "demo-1-u2"`, "turns[1].assistant_message_id"},
-		{"two turns on one reply", func(e *store.Export) {
+		{"turn number", func(e *format.Export) { e.Turns[3].Number = 4 }, `number 4, want 1`, "turns[3].turn"},
+		{"turn reply of another message", func(e *format.Export) { e.Turns[1].AssistantMessageID = "demo-1-a1" }, `does not answer user message "demo-1-u2"`, "turns[1].assistant_message_id"},
+		{"two turns on one reply", func(e *format.Export) {
 			t := e.Turns[0]
 			t.ID = "again"
 			e.Turns = append(e.Turns, t)
 		}, `message "demo-1-a1" is already the reply of turn "demo-1-t1"`, "turns[5].assistant_message_id"},
-		{"no reply and no error", func(e *store.Export) { e.Turns[4].Error = "" }, `no assistant message and no error`, "turns[4].assistant_message_id"},
-		{"negative usage", func(e *store.Export) { e.Turns[0].Reported.PromptTokens = -1 }, `reported.prompt_tokens -1 is out of range`, "turns[0].reported.prompt_tokens"},
-		{"usage too large", func(e *store.Export) { e.Turns[1].Estimated.CachedTokens = 1e12 + 1 }, `estimated.cached_tokens 1000000000001 is out of range`, "turns[1].estimated.cached_tokens"},
-		{"latency too long", func(e *store.Export) { e.Turns[0].Latency = 25 * time.Hour }, `latency 90000000000000 is out of range`, "turns[0].latency"},
-		{"decisions not a list", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage(`{"id": "x"}`) }, `want an array, not an object`, "turns[0].decisions"},
-		{"decision id a number", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": 1}]`) }, `want a string, not the number 1`, "turns[0].decisions[0].id"},
-		{"decision source", func(e *store.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": "x"}]`) }, `source "", want "reminder" or "instruction"`, "turns[0].decisions[0].source"},
+		{"no reply and no error", func(e *format.Export) { e.Turns[4].Error = "" }, `no assistant message and no error`, "turns[4].assistant_message_id"},
+		{"negative usage", func(e *format.Export) { e.Turns[0].Reported.PromptTokens = -1 }, `reported.prompt_tokens -1 is out of range`, "turns[0].reported.prompt_tokens"},
+		{"usage too large", func(e *format.Export) { e.Turns[1].Estimated.CachedTokens = 1e12 + 1 }, `estimated.cached_tokens 1000000000001 is out of range`, "turns[1].estimated.cached_tokens"},
+		{"latency too long", func(e *format.Export) { e.Turns[0].Latency = 25 * time.Hour }, `latency 90000000000000 is out of range`, "turns[0].latency"},
+		{"decisions not a list", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`{"id": "x"}`) }, `want an array, not an object`, "turns[0].decisions"},
+		{"decision id a number", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": 1}]`) }, `want a string, not the number 1`, "turns[0].decisions[0].id"},
+		{"decision source", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": "x"}]`) }, `source "", want "reminder" or "instruction"`, "turns[0].decisions[0].source"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			e, err := store.ReadExport(bytes.NewReader(encode(t, good))) // a deep copy
+			e, err := format.ReadExport(bytes.NewReader(encode(t, good))) // a deep copy
 			if err != nil {
 				t.Fatal(err)
 			}
 			tc.change(&e)
 			dst := storetest.MustOpenMemory(t)
-			err = dst.ImportChat(ctx, e)
+			err = format.ImportChat(ctx, dst, e)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("ImportChat: got %v, want an error with %q", err, tc.want)
 			}
-			if !errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrSchema) {
+			if !errors.Is(err, chat.ErrInvalid) && !errors.Is(err, format.ErrSchema) {
 				t.Errorf("ImportChat: got %v, want ErrInvalid or ErrSchema", err)
 			}
-			var ee *store.ExportError
+			var ee *format.ExportError
 			if !errors.As(err, &ee) || ee.Path.String() != tc.path || ee.Offset != -1 {
 				t.Errorf("ImportChat: got %#v, want an *ExportError at %s", err, tc.path)
 			}
-			if err2 := store.CheckExport(&e); err2 == nil || err2.Error() != ee.Error() {
+			if err2 := format.CheckExport(&e); err2 == nil || err2.Error() != ee.Error() {
 				t.Errorf("CheckExport: got %v, want %v", err2, ee)
 			}
 			if list, _ := dst.ListChats(ctx, store.ListOptions{}); len(list) != 0 {
@@ -259,7 +277,7 @@ func TestImportRejects(t *testing.T) {
 func TestReadExportRejects(t *testing.T) {
 	src := storetest.MustOpenMemory(t)
 	richChat(t, src)
-	good, _ := src.ExportChat(ctx, "demo-1")
+	good, _ := exportChat(src, "demo-1")
 	b := encode(t, good)
 	lines := strings.Count(string(b), "\n")
 	tests := []struct {
@@ -291,11 +309,11 @@ func TestReadExportRejects(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := store.ReadExport(strings.NewReader(tc.data))
+			_, err := format.ReadExport(strings.NewReader(tc.data))
 			if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
 				t.Fatalf("ReadExport: got %v, want an error ending with %q", err, tc.want)
 			}
-			var ee *store.ExportError
+			var ee *format.ExportError
 			if !errors.As(err, &ee) || ee.Line < 1 || ee.Col < 1 || ee.Offset < 0 || ee.Offset > int64(len(tc.data)) {
 				t.Fatalf("ReadExport: got %#v, want an *ExportError with its place in the file", err)
 			}
@@ -305,7 +323,7 @@ func TestReadExportRejects(t *testing.T) {
 			if line, col := ee.Locate([]byte(tc.data)); line != ee.Line || col != ee.Col {
 				t.Errorf("Locate: got %d:%d, want %d:%d", line, col, ee.Line, ee.Col)
 			}
-			if !errors.Is(err, store.ErrInvalid) && !errors.Is(err, store.ErrSchema) {
+			if !errors.Is(err, chat.ErrInvalid) && !errors.Is(err, format.ErrSchema) {
 				t.Errorf("got %v, want ErrInvalid or ErrSchema", err)
 			}
 		})
@@ -315,7 +333,7 @@ func TestReadExportRejects(t *testing.T) {
 func FuzzReadExport(f *testing.F) {
 	src := storetest.MustOpenMemory(f)
 	richChat(f, src)
-	good, _ := src.ExportChat(ctx, "demo-1")
+	good, _ := exportChat(src, "demo-1")
 	b := encode(f, good)
 	f.Add(b)
 	f.Add(b[:len(b)/3])
@@ -326,31 +344,31 @@ func FuzzReadExport(f *testing.F) {
 	db := storetest.MustOpenMemory(f)
 	var n atomic.Int64
 	f.Fuzz(func(t *testing.T, data []byte) {
-		e, err := store.ReadExport(bytes.NewReader(data))
+		e, err := format.ReadExport(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
 		id := fmt.Sprintf("fuzz-%d", n.Add(1))
 		before, _ := db.ListChats(ctx, store.ListOptions{})
-		if err := db.ImportChat(ctx, e.WithChatID(id)); err != nil {
+		if err := format.ImportChat(ctx, db, e.WithChatID(id)); err != nil {
 			if after, _ := db.ListChats(ctx, store.ListOptions{}); len(after) != len(before) {
 				t.Fatalf("a rejected import (%v) wrote a chat", err)
 			}
 			return
 		}
-		e1, err := db.ExportChat(ctx, id)
+		e1, err := exportChat(db, id)
 		if err != nil {
 			t.Fatalf("export of an imported chat: %v", err)
 		}
 		b1 := encode(t, e1)
-		e2, err := store.ReadExport(bytes.NewReader(b1))
+		e2, err := format.ReadExport(bytes.NewReader(b1))
 		if err != nil {
 			t.Fatalf("read back: %v", err)
 		}
-		if err := db.ImportChat(ctx, e2.WithChatID(id+"-copy")); err != nil {
+		if err := format.ImportChat(ctx, db, e2.WithChatID(id+"-copy")); err != nil {
 			t.Fatalf("import of an export: %v", err)
 		}
-		e3, err := db.ExportChat(ctx, id+"-copy")
+		e3, err := exportChat(db, id+"-copy")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -358,4 +376,36 @@ func FuzzReadExport(f *testing.F) {
 			t.Fatalf("export, import, export differ:\n%s\n----\n%s", b1, b3)
 		}
 	})
+}
+
+// TestImportTakesRecordedDecisions checks that an import takes the decisions the engine
+// records, of both forms, with every field set: the import check decodes them into the
+// engine's own decision type (decision.Decision), refusing unknown fields.
+func TestImportTakesRecordedDecisions(t *testing.T) {
+	src := storetest.MustOpenMemory(t)
+	richChat(t, src)
+	good, err := exportChat(src, "demo-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &predicates.Result{Expr: "once('x')", Value: true, Why: "w", Error: "e", Children: []predicates.Result{{Expr: "turn > 1"}}}
+	for _, d := range []decision.Decision{
+		{ID: "r", Source: decision.SourceReminder, Fired: true, Reason: decision.ReasonFired, Detail: "d", Placement: "user",
+			Tier: "safety", Text: "t", Tokens: 3, Trace: tr, OnceLatches: []string{"x"}, Was: &decision.Was{Reason: decision.ReasonCapReached}},
+		{ID: "i", Source: decision.SourceInstruction, Kind: "must", Scope: "Always", Fired: true, Reason: decision.ReasonDeferredToModel,
+			Detail: "d", Text: "t", When: []string{"w"}, Trace: tr, OnceLatches: []string{"x"}, Was: &decision.Was{Fired: true, Reason: decision.ReasonFired}},
+	} {
+		e, err := format.ReadExport(bytes.NewReader(encode(t, good))) // a deep copy
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.Turns[0].Decisions = decision.AppendList(nil, []decision.Decision{d})
+		if err := format.CheckExport(&e); err != nil {
+			t.Errorf("%s decision %s: %v", d.Source, e.Turns[0].Decisions, err)
+		}
+		dst := storetest.MustOpenMemory(t)
+		if err := format.ImportChat(ctx, dst, e); err != nil {
+			t.Errorf("ImportChat with %s decision: %v", d.Source, err)
+		}
+	}
 }

@@ -1,4 +1,4 @@
-package store
+package format
 
 import (
 	"bytes"
@@ -9,16 +9,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
+
+// ErrSchema reports an export of a newer version than this ctxlab reads. Test it with
+// errors.Is; the other problems of an export wrap chat.ErrInvalid.
+var ErrSchema = errors.New("unsupported export version")
 
 // ExportError is a problem of an export file, or of the chat it holds, and where it is.
 // ReadExport knows the file: it gives the byte offset (and line and column) of the
 // problem. ImportChat and CheckExport check a decoded Export: they give the path of the
 // offending value in the export's JSON, as Encode writes it (chat.active_branch,
 // branches[1].head), which Locate finds in the file the export was read from. It wraps
-// ErrInvalid, or ErrSchema for an export of a newer version.
+// chat.ErrInvalid, or ErrSchema for an export of a newer version.
 type ExportError struct {
 	// Path locates the offending value; empty for the whole file.
 	Path jsonpos.Path
@@ -30,8 +35,8 @@ type ExportError struct {
 	Line, Col int
 	// Msg says what is wrong, naming the record concerned (`branch "main-v2": head
 	// "ghost" is not a message of the chat`).
-	Msg string
-	err *storeError
+	Msg  string
+	kind error
 }
 
 // Error returns "line L, column C: message" when the position is known, else the message.
@@ -42,9 +47,8 @@ func (e *ExportError) Error() string {
 	return e.Msg
 }
 
-// Unwrap returns the kind of the error: ErrInvalid or ErrSchema (through an error of the
-// store).
-func (e *ExportError) Unwrap() error { return e.err }
+// Unwrap returns the kind of the error: chat.ErrInvalid or ErrSchema.
+func (e *ExportError) Unwrap() error { return e.kind }
 
 // Locate returns the line and column (1-based, columns in code points) of the problem in
 // b, the file the export was read from: at Offset when known, else at the value Path
@@ -70,15 +74,13 @@ func (e *ExportError) offsetIn(b []byte) int64 {
 	return off
 }
 
-// exportErr returns an ErrInvalid problem of the value at path.
+// exportErr returns a chat.ErrInvalid problem of the value at path.
 func exportErr(path jsonpos.Path, format string, args ...any) *ExportError {
-	msg := fmt.Sprintf(format, args...)
-	return &ExportError{Path: path, Offset: -1, Msg: msg, err: &storeError{msg: msg, kind: ErrInvalid}}
+	return &ExportError{Path: path, Offset: -1, Msg: fmt.Sprintf(format, args...), kind: chat.ErrInvalid}
 }
 
-// at returns err as a problem of the value at path: an *ExportError or a pathError of a
-// part of that value gets path put before its own; another error of the store becomes one
-// at path.
+// at returns err as a problem of the value at path: an *ExportError or a *chat.FieldError
+// of a part of that value gets path put before its own; another error becomes one at path.
 func at(err error, path ...any) error {
 	if err == nil {
 		return nil
@@ -89,44 +91,20 @@ func at(err error, path ...any) error {
 		c.Path = jsonpos.Path(path).Append(ee.Path...)
 		return &c
 	}
-	var pe *pathError
-	if errors.As(err, &pe) {
-		return &ExportError{Path: jsonpos.Path(path).Append(pe.path...), Offset: -1, Msg: pe.se.msg, err: pe.se}
+	var fe *chat.FieldError
+	if errors.As(err, &fe) {
+		return &ExportError{Path: jsonpos.Path(path).Append(fe.Path...), Offset: -1, Msg: fe.Msg, kind: chat.ErrInvalid}
 	}
-	se := &storeError{msg: err.Error(), kind: ErrInvalid}
-	var from *storeError
-	if errors.As(err, &from) {
-		se = from
-	}
-	return &ExportError{Path: jsonpos.Path(path).Append(), Offset: -1, Msg: err.Error(), err: se}
+	return &ExportError{Path: jsonpos.Path(path).Append(), Offset: -1, Msg: err.Error(), kind: chat.ErrInvalid}
 }
 
-// pathError is an error of the store about a part of a record: path is relative to the
-// record (parts[2].type of a message), so that an import can point at the value. Outside
-// an import it is the store error it wraps.
-type pathError struct {
-	path jsonpos.Path
-	se   *storeError
-}
-
-func (e *pathError) Error() string { return e.se.msg }
-func (e *pathError) Unwrap() error { return e.se }
-
-// invalidAt returns an ErrInvalid error about the part at path of a record.
+// invalidAt returns a problem of the part at path of a record, as the record checks of
+// package chat report theirs.
 func invalidAt(path jsonpos.Path, format string, args ...any) error {
-	return &pathError{path: path, se: &storeError{msg: fmt.Sprintf(format, args...), kind: ErrInvalid}}
+	return &chat.FieldError{Path: path, Msg: fmt.Sprintf(format, args...)}
 }
 
-// within returns err (from checkName or checkTime) as an error about the part at path.
-func within(err error, path ...any) error {
-	var se *storeError
-	if err == nil || !errors.As(err, &se) {
-		return err
-	}
-	return &pathError{path: path, se: se}
-}
-
-// fileErr returns an ErrInvalid problem at byte offset off of the file b.
+// fileErr returns an chat.ErrInvalid problem at byte offset off of the file b.
 func fileErr(b []byte, off int64, path jsonpos.Path, key bool, format string, args ...any) *ExportError {
 	e := exportErr(path, format, args...)
 	e.Key = key

@@ -1,8 +1,4 @@
-// Package transcript turns a chat's branch into the forms `ctxlab export` writes and
-// `ctxlab import` reads, beside the store's lossless JSON export: a readable Markdown
-// transcript with the baked reminders set apart, and the OpenAI `messages` array (both
-// ways).
-package transcript
+package format
 
 import (
 	"bufio"
@@ -34,13 +30,13 @@ type Input struct {
 	Usage chat.Usage
 }
 
-// Markdown writes a readable transcript of a branch: the chat's title, id and branch, then
+// WriteMarkdown writes a readable transcript of a branch: the chat's title, id and branch, then
 // turn by turn the user message, each reminder baked into it set apart as a quote
 // ("> ⟨reminder concise⟩ Stay concise.") after the user's own text, the assistant reply
 // with its tool calls and their outputs or errors, and a line with the reminders that
 // fired and the tokens of the turn. A reminder that fired but is not in the message (a
 // system or run-start placement) is listed as "(ephemeral)".
-func Markdown(w io.Writer, in Input) error {
+func WriteMarkdown(w io.Writer, in Input) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	m := &mdWriter{w: bw}
 	m.write(&in)

@@ -1,4 +1,4 @@
-package transcript
+package format
 
 import (
 	"bytes"
@@ -24,11 +24,11 @@ const MaxMessages = 1 << 21
 // message as a system message.
 const roleDeveloper chat.Role = "developer"
 
-// OpenAI returns a branch as an OpenAI `messages` array: exactly the history the model was
+// ToOpenAI returns a branch as an OpenAI `messages` array: exactly the history the model was
 // sent, baked reminders included, each message converted by chat.Message.Wire (an
 // assistant message with tool calls becomes the call, one tool message per result, then
 // the text said after). It holds no system message: see SystemMessage.
-func OpenAI(path []*chat.Message) []chat.WireMessage {
+func ToOpenAI(path []*chat.Message) []chat.WireMessage {
 	out := make([]chat.WireMessage, 0, len(path)+len(path)/4)
 	for _, m := range path {
 		if m != nil {
@@ -60,9 +60,9 @@ func WriteOpenAI(w io.Writer, msgs []chat.WireMessage) error {
 	return enc.Encode(msgs)
 }
 
-// Error is a problem with an OpenAI messages array: with one of its messages (Index >= 0)
+// OpenAIError is a problem with an OpenAI messages array: with one of its messages (Index >= 0)
 // or with the whole. It wraps chat.ErrInvalid.
-type Error struct {
+type OpenAIError struct {
 	Index int // the message concerned, or -1
 	// Field is where in that message the problem is (keys and indexes, as in
 	// jsonpos.Path), nil for the whole message; Key says the problem is the field's key (a
@@ -76,7 +76,7 @@ type Error struct {
 }
 
 // Error returns "messages[INDEX]: message", or the message alone.
-func (e *Error) Error() string {
+func (e *OpenAIError) Error() string {
 	if e.Index >= 0 {
 		return fmt.Sprintf("messages[%d]: %s", e.Index, e.Msg)
 	}
@@ -84,11 +84,11 @@ func (e *Error) Error() string {
 }
 
 // Unwrap returns chat.ErrInvalid.
-func (e *Error) Unwrap() error { return chat.ErrInvalid }
+func (e *OpenAIError) Unwrap() error { return chat.ErrInvalid }
 
 // errAt is a problem of message i, at field of it (nil for the whole message).
-func errAt(i int, field jsonpos.Path, format string, args ...any) *Error {
-	return &Error{Index: i, Field: field, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+func errAt(i int, field jsonpos.Path, format string, args ...any) *OpenAIError {
+	return &OpenAIError{Index: i, Field: field, Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Imported is an OpenAI messages array read by FromOpenAI.
@@ -118,7 +118,7 @@ type Imported struct {
 //     round of calls), so that chat.Message.Wire gives the array back.
 //
 // Tool call arguments must be JSON; they are kept compacted, as a store keeps them. Every
-// problem is an *Error naming the message: an unknown role, content that is not text, a
+// problem is an *OpenAIError naming the message: an unknown role, content that is not text, a
 // tool message that answers no call, a call that no tool message answers.
 func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Imported, error) {
 	var im Imported
@@ -357,7 +357,7 @@ type Array struct {
 // "messages" array (a chat completion request body; its other fields are ignored). Message
 // content may be a string, an array of parts or null; tool call arguments a JSON string
 // or, as some servers log them, a JSON value. Unknown message fields are ignored, but the
-// legacy "function_call" is refused. Errors are *Error values with the byte offset of the
+// legacy "function_call" is refused. Errors are *OpenAIError values with the byte offset of the
 // problem (of the message, for a problem inside one).
 func DecodeOpenAI(b []byte) (Array, error) {
 	var a Array
@@ -386,7 +386,7 @@ func DecodeOpenAI(b []byte) (Array, error) {
 				continue
 			}
 			if seen {
-				return a, &Error{Index: -1, Offset: dec.InputOffset(), Msg: `"messages" given twice`}
+				return a, &OpenAIError{Index: -1, Offset: dec.InputOffset(), Msg: `"messages" given twice`}
 			}
 			seen = true
 			at := dec.InputOffset()
@@ -395,7 +395,7 @@ func DecodeOpenAI(b []byte) (Array, error) {
 				return a, syntaxErr(b, dec, err)
 			}
 			if tok != json.Delim('[') {
-				return a, &Error{Index: -1, Offset: valueStart(b, at), Msg: `"messages" is not an array`}
+				return a, &OpenAIError{Index: -1, Offset: valueStart(b, at), Msg: `"messages" is not an array`}
 			}
 			if err := a.decodeElements(b, dec); err != nil {
 				return a, err
@@ -405,16 +405,16 @@ func DecodeOpenAI(b []byte) (Array, error) {
 			return a, syntaxErr(b, dec, err)
 		}
 		if !seen {
-			return a, &Error{Index: -1, Offset: 0, Msg: `the object has no "messages" array`}
+			return a, &OpenAIError{Index: -1, Offset: 0, Msg: `the object has no "messages" array`}
 		}
 	default:
-		return a, &Error{Index: -1, Offset: valueStart(b, 0), Msg: "want a JSON array of messages, or an object with a \"messages\" array"}
+		return a, &OpenAIError{Index: -1, Offset: valueStart(b, 0), Msg: "want a JSON array of messages, or an object with a \"messages\" array"}
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		if err != nil {
 			return a, syntaxErr(b, dec, err)
 		}
-		return a, &Error{Index: -1, Offset: dec.InputOffset() - 1, Msg: "data after the end of the JSON value"}
+		return a, &OpenAIError{Index: -1, Offset: dec.InputOffset() - 1, Msg: "data after the end of the JSON value"}
 	}
 	return a, nil
 }
@@ -423,7 +423,7 @@ func DecodeOpenAI(b []byte) (Array, error) {
 func (a *Array) decodeElements(b []byte, dec *json.Decoder) error {
 	for dec.More() {
 		if len(a.Messages) >= MaxMessages {
-			return &Error{Index: len(a.Messages), Offset: dec.InputOffset(), Msg: fmt.Sprintf("more than %d messages", MaxMessages)}
+			return &OpenAIError{Index: len(a.Messages), Offset: dec.InputOffset(), Msg: fmt.Sprintf("more than %d messages", MaxMessages)}
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
@@ -473,21 +473,21 @@ type partJSON struct {
 }
 
 // decodeMessage reads one message; an error's Offset is relative to raw, or -1.
-func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
+func decodeMessage(raw []byte) (chat.WireMessage, *OpenAIError) {
 	var w chat.WireMessage
 	if len(raw) == 0 || raw[0] != '{' {
-		return w, &Error{Offset: -1, Msg: "a message must be a JSON object"}
+		return w, &OpenAIError{Offset: -1, Msg: "a message must be a JSON object"}
 	}
 	var m messageJSON
 	if err := json.Unmarshal(raw, &m); err != nil {
 		var typ *json.UnmarshalTypeError
 		if errors.As(err, &typ) {
-			return w, &Error{Offset: typ.Offset - 1, Msg: fmt.Sprintf("%s: want %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)}
+			return w, &OpenAIError{Offset: typ.Offset - 1, Msg: fmt.Sprintf("%s: want %s, not %s", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)}
 		}
-		return w, &Error{Offset: -1, Msg: err.Error()}
+		return w, &OpenAIError{Offset: -1, Msg: err.Error()}
 	}
 	if isSet(m.FunctionCall) {
-		return w, &Error{Offset: -1, Field: jsonpos.Path{"function_call"}, Key: true, Msg: `the legacy "function_call" is not supported; use "tool_calls"`}
+		return w, &OpenAIError{Offset: -1, Field: jsonpos.Path{"function_call"}, Key: true, Msg: `the legacy "function_call" is not supported; use "tool_calls"`}
 	}
 	if m.Role != nil {
 		w.Role = chat.Role(*m.Role)
@@ -500,17 +500,17 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 	case !isSet(c):
 	case c[0] == '"':
 		if err := json.Unmarshal(c, &w.Content); err != nil {
-			return w, &Error{Offset: -1, Field: jsonpos.Path{"content"}, Msg: "content: " + err.Error()}
+			return w, &OpenAIError{Offset: -1, Field: jsonpos.Path{"content"}, Msg: "content: " + err.Error()}
 		}
 	case c[0] == '[':
 		var parts []partJSON
 		if err := json.Unmarshal(c, &parts); err != nil {
-			return w, &Error{Offset: -1, Field: jsonpos.Path{"content"}, Msg: "content: want an array of parts like {\"type\": \"text\", \"text\": \"…\"}"}
+			return w, &OpenAIError{Offset: -1, Field: jsonpos.Path{"content"}, Msg: "content: want an array of parts like {\"type\": \"text\", \"text\": \"…\"}"}
 		}
 		w.Parts = make([]chat.ContentPart, len(parts))
 		for j, p := range parts {
 			if p.Type == "text" && p.Text == nil {
-				return w, &Error{Offset: -1, Field: jsonpos.Path{"content", j}, Msg: fmt.Sprintf("content[%d]: text part without \"text\"", j)}
+				return w, &OpenAIError{Offset: -1, Field: jsonpos.Path{"content", j}, Msg: fmt.Sprintf("content[%d]: text part without \"text\"", j)}
 			}
 			w.Parts[j] = chat.ContentPart{Type: p.Type}
 			if p.Text != nil {
@@ -518,7 +518,7 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 			}
 		}
 	default:
-		return w, &Error{Offset: -1, Field: jsonpos.Path{"content"}, Msg: fmt.Sprintf("content: want a string, an array of text parts or null, not %s", jsonpos.Kind(c))}
+		return w, &OpenAIError{Offset: -1, Field: jsonpos.Path{"content"}, Msg: fmt.Sprintf("content: want a string, an array of text parts or null, not %s", jsonpos.Kind(c))}
 	}
 	for j, tc := range m.ToolCalls {
 		call := chat.WireToolCall{ID: tc.ID, Type: tc.Type, Function: chat.FunctionCall{Name: tc.Function.Name}}
@@ -527,7 +527,7 @@ func decodeMessage(raw []byte) (chat.WireMessage, *Error) {
 		case !isSet(args):
 		case args[0] == '"':
 			if err := json.Unmarshal(args, &call.Function.Arguments); err != nil {
-				return w, &Error{Offset: -1, Field: jsonpos.Path{"tool_calls", j, "function", "arguments"}, Msg: fmt.Sprintf("tool_calls[%d]: arguments: %v", j, err)}
+				return w, &OpenAIError{Offset: -1, Field: jsonpos.Path{"tool_calls", j, "function", "arguments"}, Msg: fmt.Sprintf("tool_calls[%d]: arguments: %v", j, err)}
 			}
 		default:
 			call.Function.Arguments = string(args) // a JSON value, as some servers log it
@@ -557,11 +557,11 @@ func jsonKind(k string) string {
 	return "a number"
 }
 
-// syntaxErr turns a decoding error into an *Error at its offset. A json.Decoder counts a
+// syntaxErr turns a decoding error into an *OpenAIError at its offset. A json.Decoder counts a
 // syntax error's offset from the start of the value it was reading, so the whole input is
 // scanned again for the absolute offset.
-func syntaxErr(b []byte, dec *json.Decoder, err error) *Error {
-	truncated := &Error{Index: -1, Offset: int64(len(b)), Msg: "unexpected end of the file (truncated?)"}
+func syntaxErr(b []byte, dec *json.Decoder, err error) *OpenAIError {
+	truncated := &OpenAIError{Index: -1, Offset: int64(len(b)), Msg: "unexpected end of the file (truncated?)"}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
 		return truncated
 	}
@@ -571,9 +571,9 @@ func syntaxErr(b []byte, dec *json.Decoder, err error) *Error {
 		if syn.Offset >= int64(len(b)) && strings.Contains(syn.Error(), "unexpected end") {
 			return truncated
 		}
-		return &Error{Index: -1, Offset: min(max(syn.Offset-1, 0), int64(len(b))), Msg: strings.TrimPrefix(syn.Error(), "json: ")}
+		return &OpenAIError{Index: -1, Offset: min(max(syn.Offset-1, 0), int64(len(b))), Msg: strings.TrimPrefix(syn.Error(), "json: ")}
 	}
-	return &Error{Index: -1, Offset: min(dec.InputOffset(), int64(len(b))), Msg: strings.TrimPrefix(err.Error(), "json: ")}
+	return &OpenAIError{Index: -1, Offset: min(dec.InputOffset(), int64(len(b))), Msg: strings.TrimPrefix(err.Error(), "json: ")}
 }
 
 // valueStart returns the offset of the value that follows off: after JSON space, and a

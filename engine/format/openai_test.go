@@ -1,4 +1,4 @@
-package transcript
+package format
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ func roundTrip(t *testing.T, in string) (Imported, string) {
 	if im.HasSystem {
 		out = append(out, chat.WireMessage{Role: chat.RoleSystem, Content: im.System})
 	}
-	out = append(out, OpenAI(ptrs(im.Messages))...)
+	out = append(out, ToOpenAI(ptrs(im.Messages))...)
 	b, err := chat.Marshal(out)
 	if err != nil {
 		t.Fatalf("Marshal: %v", err)
@@ -212,9 +212,9 @@ func TestFromOpenAIErrors(t *testing.T) {
 			if err.Error() != tt.want {
 				t.Errorf("got error %q, want %q", err, tt.want)
 			}
-			var e *Error
+			var e *OpenAIError
 			if !errors.As(err, &e) || !errors.Is(err, chat.ErrInvalid) {
-				t.Errorf("got %T, want an *Error wrapping chat.ErrInvalid", err)
+				t.Errorf("got %T, want an *OpenAIError wrapping chat.ErrInvalid", err)
 			}
 		})
 	}
@@ -292,9 +292,9 @@ func TestDecodeOpenAIErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("got no error, want %q", tt.want)
 			}
-			var e *Error
+			var e *OpenAIError
 			if !errors.As(err, &e) {
-				t.Fatalf("got %T (%v), want *Error", err, err)
+				t.Fatalf("got %T (%v), want *OpenAIError", err, err)
 			}
 			if tt.offset == -2 {
 				if !strings.Contains(err.Error(), tt.want) {
@@ -322,7 +322,7 @@ func TestOpenAIBakedReminders(t *testing.T) {
 		{Type: chat.PartTool, ToolCallID: "d", ToolName: "f", State: chat.ToolInputAvailable},
 		chat.TextPart("Sorry."),
 	}}
-	got, err := chat.Marshal(OpenAI([]*chat.Message{&u, &a}))
+	got, err := chat.Marshal(ToOpenAI([]*chat.Message{&u, &a}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,9 +387,9 @@ func FuzzDecodeOpenAI(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		arr, err := DecodeOpenAI(b)
 		if err != nil {
-			var e *Error
+			var e *OpenAIError
 			if !errors.As(err, &e) {
-				t.Fatalf("got %T, want *Error", err)
+				t.Fatalf("got %T, want *OpenAIError", err)
 			}
 			if e.Offset < 0 || e.Offset > int64(len(b)) {
 				t.Fatalf("offset %d outside the input of %d bytes", e.Offset, len(b))
@@ -407,7 +407,7 @@ func FuzzDecodeOpenAI(f *testing.F) {
 		if im.HasSystem {
 			wire = append(wire, chat.WireMessage{Role: chat.RoleSystem, Content: im.System})
 		}
-		wire = append(wire, OpenAI(ptrs(im.Messages))...)
+		wire = append(wire, ToOpenAI(ptrs(im.Messages))...)
 		first, err := chat.Marshal(wire)
 		if err != nil {
 			t.Fatal(err)

@@ -1,10 +1,9 @@
-package store
+package format
 
 import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,64 +24,20 @@ const (
 // MaxExportSize is the largest export file ReadExport accepts.
 const MaxExportSize = 1 << 30
 
-// Export is a whole chat, lossless: every message of its graph (parents before children),
-// every branch and checkpoint in the order they were made, and every turn record with its
-// request and decisions, in commit order. The chat's usage totals are derived from the
-// turns. Encode writes it as JSON; ReadExport reads it back; ImportChat stores it.
+// Export is the lossless JSON export of a chat: the format's identity, then the whole
+// chat (chat.Archive: every message of its graph, parents before children, every branch
+// and checkpoint in the order they were made, and every turn record with its request and
+// decisions, in commit order). The chat's usage totals are derived from the turns. Encode
+// writes it as JSON; ReadExport reads it back; ImportChat checks and stores it.
 type Export struct {
-	Format      string            `json:"format"`  // ExportFormat
-	Version     int               `json:"version"` // ExportVersion
-	Chat        chat.Chat         `json:"chat"`
-	Messages    []chat.Message    `json:"messages"`
-	Branches    []chat.Branch     `json:"branches"`
-	Checkpoints []chat.Checkpoint `json:"checkpoints"`
-	Turns       []chat.Turn       `json:"turns"`
+	Format  string `json:"format"`  // ExportFormat
+	Version int    `json:"version"` // ExportVersion
+	chat.Archive
 }
 
-// ExportChat returns the whole of a chat, read in one snapshot; ErrNotFound if there is no
-// such chat.
-func (d *DB) ExportChat(ctx context.Context, id string) (Export, error) {
-	e := Export{Format: ExportFormat, Version: ExportVersion}
-	err := d.read(ctx, func(q querier) error {
-		var err error
-		if e.Chat, _, err = loadChat(ctx, q, id); err != nil {
-			return err
-		}
-		rows, err := q.QueryContext(ctx, "SELECT "+msgCols+" FROM messages WHERE chat_id = ? ORDER BY pk", id)
-		if err != nil {
-			return dbErr(ctx, err, "export messages")
-		}
-		if e.Messages, err = scanMessages(ctx, rows, 0, nil); err != nil {
-			return err
-		}
-		bs, err := loadBranchInfos(ctx, q, id)
-		if err != nil {
-			return err
-		}
-		e.Branches = make([]chat.Branch, len(bs))
-		for i := range bs {
-			e.Branches[i] = bs[i].Branch
-		}
-		if e.Checkpoints, err = loadCheckpoints(ctx, q, id); err != nil {
-			return err
-		}
-		e.Turns, err = queryTurns(ctx, q, id, DetailAll, "1")
-		return err
-	})
-	if err != nil {
-		return Export{}, err
-	}
-	// Empty lists, not null, so an export reads the same whatever it holds.
-	if e.Messages == nil {
-		e.Messages = []chat.Message{}
-	}
-	if e.Checkpoints == nil {
-		e.Checkpoints = []chat.Checkpoint{}
-	}
-	if e.Turns == nil {
-		e.Turns = []chat.Turn{}
-	}
-	return e, nil
+// NewExport returns the export of a.
+func NewExport(a chat.Archive) Export {
+	return Export{Format: ExportFormat, Version: ExportVersion, Archive: a}
 }
 
 // Encode writes e as JSON, with <, > and & left as they are: the chat record indented, and
@@ -170,7 +125,7 @@ func ReadExport(r io.Reader) (Export, error) {
 }
 
 // DecodeExport decodes the export file b. Every problem of the file is an *ExportError
-// with its byte offset, line and column in b, wrapping ErrInvalid (ErrSchema for a newer
+// with its byte offset, line and column in b, wrapping chat.ErrInvalid (ErrSchema for a newer
 // version): an empty file; not JSON (at the offending character); truncated (at the end);
 // data after the export; not an object; another format or no format (at "format"); a
 // newer, missing or bad version (at "version"); an unknown field (at its key, nested ones
@@ -246,7 +201,7 @@ func checkHeader(format string, version int) error {
 	}
 	if version > ExportVersion {
 		e := exportErr(jsonpos.Path{"version"}, "export version %d is newer than this ctxlab (%d); upgrade ctxlab", version, ExportVersion)
-		e.err.kind = ErrSchema
+		e.kind = ErrSchema
 		return e
 	}
 	if version < 1 {
@@ -255,59 +210,35 @@ func checkHeader(format string, version int) error {
 	return nil
 }
 
-// ImportChat stores an exported chat under e.Chat.ID, in one transaction, after checking
-// all of it: format and version, ids and names (unique, sane sizes), every parent, head,
-// checkpoint and turn reference inside the chat, no cycle in the graph, valid JSON, and
-// that the chat is one the engine could have made: user and assistant messages, turn
+// Importer is where ImportChat stores a chat; *store.DB satisfies it. ImportChat gives it
+// a checked chat, messages in an order where parents come before children; it checks each
+// record as it stores it, writes all or nothing, and returns an error wrapping
+// chat.ErrConflict for a chat id that is taken.
+type Importer interface {
+	ImportChat(ctx context.Context, a chat.Archive) error
+}
+
+// ImportChat stores an exported chat under e.Chat.ID, after checking all of it (see
+// CheckExport): format and version, ids and names (unique, sane sizes), every parent,
+// head, checkpoint and turn reference inside the chat, no cycle in the graph, valid JSON,
+// and that the chat is one the engine could have made: user and assistant messages, turn
 // records numbered and linked as the engine writes them, with decisions of the form it
 // records, branch heads and checkpoints at replies (or user messages not answered), token
 // counts and latencies in range. An inconsistent export gives an error wrapping an
-// *ExportError (ErrInvalid, or ErrSchema for a newer version) with the path of the
-// offending value, and writes nothing; a chat id that exists gives ErrConflict (see
-// WithChatID).
-func (d *DB) ImportChat(ctx context.Context, e Export) error {
+// *ExportError (chat.ErrInvalid, or ErrSchema for a newer version) with the path of the
+// offending value, and nothing is written; a chat id that exists gives the importer's
+// error, which wraps chat.ErrConflict (see WithChatID).
+func ImportChat(ctx context.Context, into Importer, e Export) error {
 	p, err := planImport(&e)
 	if err != nil {
 		return fmt.Errorf("import chat %q: %w", e.Chat.ID, err)
 	}
-	return d.write(ctx, func(tx *sql.Tx) error {
-		if err := insertChat(ctx, tx, &e.Chat, p.meta, p.usage, len(e.Messages)); err != nil {
-			return err
+	a := e.Archive
+	if !p.inOrder {
+		a.Messages = make([]chat.Message, len(p.order))
+		for i, j := range p.order {
+			a.Messages[i] = e.Messages[j]
 		}
-		w := msgWriter{tx: tx, chatID: e.Chat.ID}
-		for _, i := range p.order {
-			m := &e.Messages[i]
-			var parent *msgInfo
-			if m.ParentID != "" {
-				in := p.infos[m.ParentID]
-				parent = &in
-			}
-			in, err := w.insert(ctx, m, parent)
-			if err != nil {
-				return err
-			}
-			p.infos[m.ID] = in // with its pk, for its children
-		}
-		for _, b := range e.Branches {
-			_, err := tx.ExecContext(ctx, "INSERT INTO branches (chat_id, name, head, parent, created_at) VALUES (?, ?, ?, ?, ?)",
-				e.Chat.ID, b.Name, nullStr(b.Head), nullStr(b.Parent), encTime(b.CreatedAt))
-			if err != nil {
-				return dbErr(ctx, err, fmt.Sprintf("import chat %q: branch %q", e.Chat.ID, b.Name))
-			}
-		}
-		for _, c := range e.Checkpoints {
-			_, err := tx.ExecContext(ctx, "INSERT INTO checkpoints (chat_id, name, message_id, created_at) VALUES (?, ?, ?, ?)",
-				e.Chat.ID, c.Name, c.MessageID, encTime(c.CreatedAt))
-			if err != nil {
-				return dbErr(ctx, err, fmt.Sprintf("import chat %q: checkpoint %q", e.Chat.ID, c.Name))
-			}
-		}
-		tw := turnWriter{tx: tx, chatID: e.Chat.ID}
-		for i := range p.turns {
-			if err := tw.insert(ctx, &p.turns[i]); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	}
+	return into.ImportChat(ctx, a)
 }

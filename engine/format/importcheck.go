@@ -1,24 +1,38 @@
-package store
+package format
 
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"reflect"
+	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/engine/jsonpos"
 )
 
+// Limits on what an import accepts, so that a hostile file cannot exhaust the store.
+const (
+	maxMessages = 2 << 20        // messages of one imported chat
+	maxTurns    = 2 << 20        // turns of one imported chat
+	maxBranches = 1 << 16        // branches or checkpoints of one imported chat
+	maxTokens   = 1e12           // a count of tokens of an imported turn
+	maxLatency  = 24 * time.Hour // the time to the first token, or the latency, of an imported turn
+)
+
+// A chat's usage totals add up, per turn, at most 2*maxTokens (a total taken as prompt
+// plus completion): the sums over an imported chat fit in an int64, in Go and in SQLite.
+const _ uint64 = math.MaxInt64 - maxTurns*2*maxTokens
+
 // importPlan is a checked export, ready to write.
 type importPlan struct {
-	meta  any
-	order []int              // message indexes, parents before children, file order kept where it can be
-	infos map[string]msgInfo // by message id
-	index map[string]int     // message id -> index in the export's messages
+	order   []int          // message indexes, parents before children, file order kept where it can be
+	inOrder bool           // order is the file order
+	turnsOf map[string]int // message id -> the user messages on the path to it, itself included
+	index   map[string]int // message id -> index in the export's messages
 	// replied holds the user messages that have a reply (an assistant message child).
 	replied map[string]bool
-	turns   []encodedTurn
-	usage   chat.Usage
 }
 
 // CheckExport checks e as ImportChat does, without a database, so that a command can
@@ -50,10 +64,11 @@ func planImport(e *Export) (*importPlan, error) {
 	case len(e.Checkpoints) > maxBranches:
 		return nil, exportErr(jsonpos.Path{"checkpoints", maxBranches}, "more than %d checkpoints", maxBranches)
 	}
-	p := &importPlan{infos: make(map[string]msgInfo, len(e.Messages))}
-	var err error
-	if p.meta, err = encMetadata(c.Metadata); err != nil {
-		return nil, exportErr(jsonpos.Path{"chat", "metadata"}, "metadata: %v", err)
+	p := &importPlan{turnsOf: make(map[string]int, len(e.Messages))}
+	if c.Metadata != nil {
+		if _, err := json.Marshal(c.Metadata); err != nil {
+			return nil, exportErr(jsonpos.Path{"chat", "metadata"}, "metadata: %v", err)
+		}
 	}
 	if err := p.planMessages(e.Messages); err != nil {
 		return nil, err
@@ -75,14 +90,14 @@ func planImport(e *Export) (*importPlan, error) {
 func (p *importPlan) checkBranches(e *Export) (map[string]bool, error) {
 	branches := make(map[string]bool, len(e.Branches))
 	for i, b := range e.Branches {
-		if err := checkName("branch name", b.Name); err != nil {
+		if err := chat.CheckName("branch name", b.Name); err != nil {
 			return nil, at(err, "branches", i, "name")
 		}
 		if branches[b.Name] {
 			return nil, exportErr(jsonpos.Path{"branches", i, "name"}, "branch %q twice", b.Name)
 		}
 		branches[b.Name] = true
-		if err := checkTime(b.CreatedAt, "branch "+quote(b.Name)); err != nil {
+		if err := chat.CheckTime(b.CreatedAt, "branch "+chat.Quote(b.Name)); err != nil {
 			return nil, at(err, "branches", i, "created_at")
 		}
 		if why := p.endProblem(e.Messages, b.Head); b.Head != "" && why != "" {
@@ -104,7 +119,7 @@ func (p *importPlan) checkBranches(e *Export) (map[string]bool, error) {
 func (p *importPlan) checkCheckpoints(e *Export) error {
 	checkpoints := make(map[string]bool, len(e.Checkpoints))
 	for i, k := range e.Checkpoints {
-		if err := checkName("checkpoint name", k.Name); err != nil {
+		if err := chat.CheckName("checkpoint name", k.Name); err != nil {
 			return at(err, "checkpoints", i, "name")
 		}
 		if checkpoints[k.Name] {
@@ -114,7 +129,7 @@ func (p *importPlan) checkCheckpoints(e *Export) error {
 		if why := p.endProblem(e.Messages, k.MessageID); why != "" {
 			return exportErr(jsonpos.Path{"checkpoints", i, "message_id"}, "checkpoint %q: message %q %s", k.Name, k.MessageID, why)
 		}
-		if err := checkTime(k.CreatedAt, "checkpoint "+quote(k.Name)); err != nil {
+		if err := chat.CheckTime(k.CreatedAt, "checkpoint "+chat.Quote(k.Name)); err != nil {
 			return at(err, "checkpoints", i, "created_at")
 		}
 	}
@@ -135,14 +150,13 @@ func (p *importPlan) endProblem(msgs []chat.Message, id string) string {
 	return ""
 }
 
-// checkTurns checks the turns of an export, encodes them and adds up their usage.
+// checkTurns checks the turns of an export.
 func (p *importPlan) checkTurns(e *Export, branches map[string]bool) error {
 	ids := make(map[string]bool, len(e.Turns))
 	replies := make(map[string]string, len(e.Turns)) // assistant message id -> its turn's id
-	p.turns = make([]encodedTurn, len(e.Turns))
 	for i := range e.Turns {
 		t := &e.Turns[i]
-		if err := checkTurn(t); err != nil {
+		if err := chat.CheckTurn(t); err != nil {
 			return at(err, "turns", i)
 		}
 		if ids[t.ID] {
@@ -169,11 +183,6 @@ func (p *importPlan) checkTurns(e *Export, branches map[string]bool) error {
 		if err := checkDecisions(t, jsonpos.Path{"turns", i, "decisions"}); err != nil {
 			return err
 		}
-		var err error
-		if p.turns[i], err = encodeTurn(t); err != nil {
-			return at(err, "turns", i)
-		}
-		p.usage = p.usage.Add(t.Counted())
 	}
 	return nil
 }
@@ -182,7 +191,7 @@ func (p *importPlan) checkTurns(e *Export, branches map[string]bool) error {
 // a user message, numbered as the user messages on the path to it; its assistant message
 // answers it (its child), and is the reply of no other turn (replies maps the replies seen
 // to their turns); only a turn that failed, with its error, has no assistant message. Its
-// errors are pathErrors naming the field of the turn at fault.
+// errors are *chat.FieldErrors naming the field of the turn at fault.
 func (p *importPlan) checkTurnGraph(msgs []chat.Message, t *chat.Turn, replies map[string]string) error {
 	if t.UserMessageID == "" {
 		return invalidAt(jsonpos.Path{"user_message_id"}, "turn %q: no user message", t.ID)
@@ -190,7 +199,7 @@ func (p *importPlan) checkTurnGraph(msgs []chat.Message, t *chat.Turn, replies m
 	if u := &msgs[p.index[t.UserMessageID]]; u.Role != chat.RoleUser {
 		return invalidAt(jsonpos.Path{"user_message_id"}, "turn %q: user message %q is an %s message", t.ID, u.ID, u.Role)
 	}
-	if want := p.infos[t.UserMessageID].userTurns; t.Number != want {
+	if want := p.turnsOf[t.UserMessageID]; t.Number != want {
 		return invalidAt(jsonpos.Path{"turn"}, "turn %q: number %d, want %d (the user messages on the path to %q)", t.ID, t.Number, want, t.UserMessageID)
 	}
 	if t.AssistantMessageID == "" {
@@ -214,8 +223,8 @@ func (p *importPlan) checkTurnGraph(msgs []chat.Message, t *chat.Turn, replies m
 }
 
 // checkTurnNumbers checks the usage and latency of a turn: token counts from 0 to
-// maxTokens, durations from 0 to maxLatency. Its errors are pathErrors naming the field of
-// the turn at fault.
+// maxTokens, durations from 0 to maxLatency. Its errors are *chat.FieldErrors naming the
+// field of the turn at fault.
 func checkTurnNumbers(t *chat.Turn) error {
 	type number struct {
 		path     jsonpos.Path
@@ -249,51 +258,19 @@ func checkTurnNumbers(t *chat.Turn) error {
 	return nil
 }
 
-// recordedDecision is one decision of a turn record, in the form the engine writes (the
-// trace format of spec/headless.md, engine.Decision): the store checks that an import's
-// decisions have it, so that a replay can read them, without depending on the engine.
-// TestImportTakesEveryDecisionField (package main) fails when the engine writes a field
-// this copy lacks.
-type recordedDecision struct {
-	ID        string         `json:"id"`
-	Source    string         `json:"source"` // "reminder" or "instruction"
-	Kind      string         `json:"kind"`
-	Scope     string         `json:"scope"`
-	Fired     bool           `json:"fired"`
-	Reason    string         `json:"reason"`
-	Detail    string         `json:"detail"`
-	Placement string         `json:"placement"`
-	Tier      string         `json:"tier"`
-	Text      string         `json:"text"`
-	Tokens    int            `json:"tokens"`
-	When      []string       `json:"when"`
-	Trace     *recordedTrace `json:"trace"`
-	Latches   []string       `json:"latches"`
-	Was       *struct {
-		Fired  bool   `json:"fired"`
-		Reason string `json:"reason"`
-	} `json:"was"`
-}
-
-// recordedTrace is the predicate tree of a decision (predicates.Result).
-type recordedTrace struct {
-	Expr     string          `json:"expr"`
-	Value    bool            `json:"value"`
-	Why      string          `json:"why"`
-	Error    string          `json:"error"`
-	Children []recordedTrace `json:"children"`
-}
-
-var decisionsType = reflect.TypeFor[[]recordedDecision]()
+// decisionsType is the type of a turn's decisions, as the engine records them, without
+// the JSON methods (decision.Fields), so that a walk over it sees every field.
+var decisionsType = reflect.TypeFor[[]decision.Fields]()
 
 // checkDecisions checks that the decisions of a turn, at path in the export, are a list of
-// recorded decisions, each with an id and a known source. Its errors are *ExportErrors at
+// decisions in the form the engine records (decision.Fields, no unknown field), each
+// with an id and a known source, so that a replay can read them. Its errors are *ExportErrors at
 // the offending value.
 func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
 	if len(t.Decisions) == 0 {
 		return nil
 	}
-	var ds []recordedDecision
+	var ds []decision.Fields
 	dec := json.NewDecoder(bytes.NewReader(t.Decisions))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&ds); err != nil {
@@ -306,40 +283,25 @@ func checkDecisions(t *chat.Turn, path jsonpos.Path) error {
 		switch {
 		case d.ID == "":
 			return exportErr(path.Append(j, "id"), "turn %q: decision %d: empty id", t.ID, j)
-		case d.Source != "reminder" && d.Source != "instruction":
+		case d.Source != decision.SourceReminder && d.Source != decision.SourceInstruction:
 			return exportErr(path.Append(j, "source"), "turn %q: decision %q: source %q, want \"reminder\" or \"instruction\"", t.ID, d.ID, d.Source)
 		}
 	}
 	return nil
 }
 
-// checkImportedChat checks the chat record of an export, as checkChat does, naming the
-// field at fault.
+// checkImportedChat checks the chat record of an export, as a store does (chat.CheckChat),
+// naming the field at fault.
 func checkImportedChat(c *chat.Chat) error {
-	if err := checkName("chat id", c.ID); err != nil {
-		return at(err, "chat", "id")
-	}
-	if err := checkName("branch name", c.ActiveBranch); err != nil {
-		return exportErr(jsonpos.Path{"chat", "active_branch"}, "chat %q: active branch: %v", c.ID, err)
-	}
-	if err := chat.CheckTitle(c.Title); err != nil {
-		return exportErr(jsonpos.Path{"chat", "title"}, "chat %q: %v", c.ID, err)
-	}
-	if err := checkTime(c.CreatedAt, "chat "+quote(c.ID)); err != nil {
-		return at(err, "chat", "created_at")
-	}
-	if err := checkTime(c.UpdatedAt, "chat "+quote(c.ID)); err != nil {
-		return at(err, "chat", "updated_at")
-	}
-	return at(checkChat(c), "chat") // whatever else the store checks of a chat
+	return at(chat.CheckChat(c), "chat")
 }
 
-// checkImportedMessage checks a message of an export, as checkMessage does, and that it
-// is one a chat holds: a user or assistant message (the system prompt is recorded with
-// each turn, tool calls and their results in the assistant message) with parts. Its
-// errors are pathErrors naming the field of the message at fault.
+// checkImportedMessage checks a message of an export, as a store does (chat.CheckMessage),
+// and that it is one a chat holds: a user or assistant message (the system prompt is
+// recorded with each turn, tool calls and their results in the assistant message) with
+// parts. Its errors are *chat.FieldErrors naming the field of the message at fault.
 func checkImportedMessage(m *chat.Message) error {
-	if err := checkMessage(m); err != nil {
+	if err := chat.CheckMessage(m); err != nil {
 		return err
 	}
 	switch {
@@ -353,7 +315,7 @@ func checkImportedMessage(m *chat.Message) error {
 }
 
 // planMessages checks the messages of an export and sets the insertion order, in which
-// parents come before children (the file order when it already is one), with the infos,
+// parents come before children (the file order when it already is one), with the turnsOf,
 // index and replied maps. A missing parent or a cycle is an error.
 func (p *importPlan) planMessages(msgs []chat.Message) error {
 	p.index = make(map[string]int, len(msgs))
@@ -387,7 +349,7 @@ func (p *importPlan) planMessages(msgs []chat.Message) error {
 		// Collect the not yet placed ancestors of i, then place them from the top down.
 		chain = chain[:0]
 		for j := i; ; {
-			if _, done := p.infos[msgs[j].ID]; done {
+			if _, done := p.turnsOf[msgs[j].ID]; done {
 				break
 			}
 			chain = append(chain, j)
@@ -402,16 +364,25 @@ func (p *importPlan) planMessages(msgs []chat.Message) error {
 		}
 		for k := len(chain) - 1; k >= 0; k-- {
 			m := &msgs[chain[k]]
-			var parent *msgInfo
+			n := 0
 			if m.ParentID != "" {
-				in, ok := p.infos[m.ParentID]
-				if !ok {
+				var ok bool
+				if n, ok = p.turnsOf[m.ParentID]; !ok {
 					return exportErr(jsonpos.Path{"messages", chain[k], "parent_id"}, "message %q: its ancestors form a cycle", m.ID)
 				}
-				parent = &in
 			}
-			p.infos[m.ID] = parent.child(m)
+			if m.Role == chat.RoleUser {
+				n++
+			}
+			p.turnsOf[m.ID] = n
 			p.order = append(p.order, chain[k])
+		}
+	}
+	p.inOrder = true
+	for i, j := range p.order {
+		if i != j {
+			p.inOrder = false
+			break
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // Input is the branch of a chat that Markdown shows.
@@ -47,8 +48,10 @@ type mdWriter struct {
 	w *bufio.Writer
 }
 
-func (m *mdWriter) printf(format string, args ...any) { fmt.Fprintf(m.w, format, args...) }
-func (m *mdWriter) str(s string)                      { m.w.WriteString(s) }
+// printf and str are the writer's only ways out: every piece passes through inert, so a
+// message, a tool's data or a title can never drive the terminal the transcript is read in.
+func (m *mdWriter) printf(format string, args ...any) { m.str(fmt.Sprintf(format, args...)) }
+func (m *mdWriter) str(s string)                      { m.w.WriteString(inert.Text(s)) }
 
 func (m *mdWriter) write(in *Input) {
 	branch := in.Branch

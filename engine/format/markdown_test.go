@@ -228,3 +228,35 @@ func TestMarkdownWriteError(t *testing.T) {
 		t.Error("got no error from a failing writer")
 	}
 }
+
+// TestMarkdownInert: a hostile reply, tool call or title reaches the transcript inert, the
+// text around each sequence kept.
+func TestMarkdownInert(t *testing.T) {
+	in := richChat()
+	in.Chat.Title = "title\x1b]0;PWNED\x07"
+	for _, m := range in.Messages {
+		for i := range m.Parts {
+			p := &m.Parts[i]
+			if p.Type == chat.PartText && m.Role == chat.RoleAssistant {
+				p.Text = "before\x1b[2J\x1b]52;c;aGk=\x07after"
+			}
+			if p.Type == chat.PartTool {
+				p.ToolName += "\x1b[31m"
+				p.Output = "out\x9b\u009b1m"
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, bad := range []string{"\x1b", "\x07", "\u009b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the transcript holds %q:\n%s", bad, out)
+		}
+	}
+	if !strings.Contains(out, "beforeafter") {
+		t.Errorf("the text around the sequences is lost:\n%s", out)
+	}
+}

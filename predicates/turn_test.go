@@ -61,6 +61,8 @@ func TestUsageElapsed(t *testing.T) {
 		{"elapsed above", "elapsedExceeds(1h30m)", at("2026-03-27T12:00:00Z", "2026-03-27T10:00:00Z"), true, "elapsed 2h0m0s >= 1h30m0s", false},
 		{"elapsed below", "elapsedExceeds(3h)", at("2026-03-27T12:00:00Z", "2026-03-27T10:00:00Z"), false, "elapsed 2h0m0s < 3h0m0s", false},
 		{"elapsed bare ms", "elapsedExceeds(7200000)", at("2026-03-27T12:00:00Z", "2026-03-27T10:00:00Z"), true, "elapsed 2h0m0s >= 2h0m0s", false},
+		{"elapsed shown to the second", "elapsedExceeds(1h)", at("2026-03-27T12:00:00.592264402Z", "2026-03-27T10:00:00Z"), true, "elapsed 2h0m1s >= 1h0m0s", false},
+		{"elapsed under a second shown to the ms", "elapsedExceeds(1h)", at("2026-03-27T10:00:00.592264402Z", "2026-03-27T10:00:00Z"), false, "elapsed 592ms < 1h0m0s", false},
 		{"elapsed days", "elapsedExceeds(1d)", at("2026-03-28T10:00:00Z", "2026-03-27T10:00:00Z"), true, "elapsed 24h0m0s >= 24h0m0s", false},
 		{"turn 1 zero", "elapsedExceeds(0)", turn(1), false, "no previous message: nothing elapsed", false},
 	})

@@ -69,8 +69,14 @@ func (p *elapsedExceeds) Eval(c *WhenContext) Result {
 	if !ok {
 		return leaf(p.expr, false, "no previous message: nothing elapsed")
 	}
-	if e >= p.d {
-		return leaf(p.expr, true, "elapsed "+e.String()+" >= "+p.d.String())
+	// The why shows the elapsed time to the second (to the millisecond under a second): a
+	// live clock's nanoseconds are noise to a reader.
+	shown := e.Round(time.Second)
+	if e < time.Second && e > -time.Second {
+		shown = e.Round(time.Millisecond)
 	}
-	return leaf(p.expr, false, "elapsed "+e.String()+" < "+p.d.String())
+	if e >= p.d {
+		return leaf(p.expr, true, "elapsed "+shown.String()+" >= "+p.d.String())
+	}
+	return leaf(p.expr, false, "elapsed "+shown.String()+" < "+p.d.String())
 }

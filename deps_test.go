@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"sort"
@@ -29,7 +30,7 @@ import (
 //	            leaves, predicates and the decision record. It declares the small interfaces it needs (a store,
 //	            a model) and never imports their implementations, the application layer or a
 //	            front end.
-//	format      the file formats (engine/format; engine/transcript until it moves there):
+//	format      the file formats (engine/format):
 //	            leaves, predicates, the decision record and the engine.
 //	store       SQLite data access (store, store/...): leaves only, never the engine.
 //	llm         the OpenAI-compatible client (llm, llm/...): leaves only, never the engine.
@@ -83,7 +84,6 @@ var packageLayers = map[string]string{
 	"engine/enginetest": "engine",
 
 	"engine/format/...": "format",
-	"engine/transcript": "format",
 
 	"store/...": "store",
 	"llm/...":   "llm",
@@ -127,6 +127,62 @@ func TestDependencyDirection(t *testing.T) {
 	for _, p := range checkImports(pkgs) {
 		t.Error(p)
 	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range checkPackageMap(pkgs, string(readme)) {
+		t.Error(p)
+	}
+}
+
+// checkPackageMap returns a problem for each package of the tree the README's package map
+// leaves out (internal packages go with their parent) and each package the map names that
+// the tree does not have.
+func checkPackageMap(pkgs []listedPackage, readme string) []string {
+	_, table, ok := strings.Cut(readme, "### Package map")
+	if !ok {
+		return []string{"README.md has no \"### Package map\" section"}
+	}
+	mapped := map[string]bool{}
+	for _, line := range strings.Split(table, "\n") {
+		if !strings.HasPrefix(line, "| `") {
+			if len(mapped) > 0 && !strings.HasPrefix(line, "|") {
+				break // the end of the table
+			}
+			continue
+		}
+		first, _, _ := strings.Cut(line[1:], "|")
+		names := strings.Split(first, "`")
+		for i := 1; i < len(names); i += 2 { // the text between backquotes
+			mapped[names[i]] = true
+		}
+	}
+	var problems []string
+	inTree := map[string]bool{}
+	for _, p := range pkgs {
+		rel, ok := moduleRel(p.ImportPath)
+		if !ok {
+			continue
+		}
+		if rel == "" {
+			rel = "."
+		}
+		if parent, _, internal := strings.Cut(rel, "/internal/"); internal {
+			rel = parent
+		}
+		inTree[rel] = true
+		if !mapped[rel] {
+			problems = append(problems, fmt.Sprintf("package %s is not in README.md's package map: add a line saying what it owns and may import", rel))
+		}
+	}
+	for name := range mapped {
+		if !inTree[name] {
+			problems = append(problems, fmt.Sprintf("README.md's package map names %s, which the tree does not have", name))
+		}
+	}
+	sort.Strings(problems)
+	return problems
 }
 
 // decodePackages reads the stream of JSON objects go list -json writes.

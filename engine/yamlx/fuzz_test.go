@@ -100,8 +100,8 @@ func knownDifference(data []byte) bool {
 	return false
 }
 
-// FuzzParse checks that Parse never panics and that its errors are positioned inside the
-// input, and that ValuePosition stays inside the file for every scalar and offset.
+// FuzzParse checks that Parse never panics, that its errors are positioned inside the
+// input, that no tree it returns is nested deeper than MaxDepth, and that ValuePosition stays inside the file for every scalar and offset.
 func FuzzParse(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -117,6 +117,9 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error %v outside the input (%d lines)", err, lines)
 			}
 			return
+		}
+		if d := treeDepth(n, 0); d != nil {
+			t.Fatalf("parsed a tree nested deeper than %d levels (at %d:%d)", MaxDepth, d.Line, d.Column)
 		}
 		count := 0
 		var walk func(n *yaml.Node)

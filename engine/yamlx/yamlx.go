@@ -24,7 +24,12 @@ var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // Parse parses one YAML document and returns its root node (nil for an empty document, or
 // one that holds only null, like a lone `---`).
 // A syntax error is a *diag.Error with the line and column of the problem.
+//
+// Input nested deeper than MaxDepth is refused ("nesting is too deep") before it is parsed.
 func Parse(file string, data []byte) (*yaml.Node, error) {
+	if line, col, deep := flowDepth(data); deep {
+		return nil, diag.Errorf(file, line, col, "%s", tooDeep)
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
@@ -36,6 +41,9 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 		var pe *posError
 		switch {
 		case gerr == nil:
+			if d := treeDepth(n, 0); d != nil {
+				return nil, diag.Errorf(file, d.Line, d.Column, "%s", tooDeep)
+			}
 			if IsNull(n) {
 				return nil, nil
 			}
@@ -51,6 +59,9 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 	}
 	if len(doc.Content) == 0 || IsNull(doc.Content[0]) {
 		return nil, nil
+	}
+	if d := treeDepth(doc.Content[0], 0); d != nil {
+		return nil, diag.Errorf(file, d.Line, d.Column, "%s", tooDeep)
 	}
 	return doc.Content[0], nil
 }

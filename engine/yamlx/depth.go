@@ -1,0 +1,272 @@
+package yamlx
+
+import (
+	"fmt"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// MaxDepth is the deepest nesting of collections (mappings and lists, block or flow style)
+// a YAML input may have. Deeper input is refused with "nesting is too deep (more than 100
+// levels)" at the collection that goes past it, before any parser sees flow collections
+// that deep: the goccy/go-yaml fallback needs memory that grows with the square of the
+// depth (gigabytes at 40,000 levels).
+const MaxDepth = 100
+
+// tooDeep is the message for input nested deeper than MaxDepth.
+var tooDeep = fmt.Sprintf("nesting is too deep (more than %d levels)", MaxDepth)
+
+// flowDepth scans data for flow collections ([…] and {…}) nested deeper than MaxDepth,
+// outside quoted scalars, plain scalars, block scalars and comments, and returns the line
+// and column (1-based, in characters) of the bracket that goes past it; ok is false when
+// there is none. The scan is linear and allocates nothing. It follows YAML's rules closely
+// enough for the files ctxlab reads; where it is unsure (a quoted scalar spanning lines in
+// block context) it errs toward counting brackets, so it may refuse odd input but never
+// lets deep nesting through to a parser.
+func flowDepth(data []byte) (line, col int, ok bool) {
+	s := &depthScan{data: data, line: 1, col: 1}
+	return s.run()
+}
+
+type depthScan struct {
+	data      []byte
+	i         int
+	line, col int
+	depth     int // flow collections open
+	// nodeStart reports whether a node may start here: a quote opens a quoted scalar and
+	// a bracket a flow collection only there.
+	nodeStart bool
+	// lineStart is true until the first non-blank character of a line.
+	lineStart bool
+	indent    int // the indentation of the current line
+	// blockIndent is the indentation of the line that opened a block scalar (| or >), or
+	// -1: more indented and blank lines after it are its content.
+	blockIndent int
+	// plain is true inside a plain scalar in block context: the rest of the line is text,
+	// up to ": " or " #".
+	plain bool
+}
+
+func (s *depthScan) peek(k int) byte {
+	if s.i+k < len(s.data) {
+		return s.data[s.i+k]
+	}
+	return 0
+}
+
+// next moves past one byte, keeping the line and column.
+func (s *depthScan) next() {
+	c := s.data[s.i]
+	s.i++
+	switch {
+	case c == '\n' || (c == '\r' && s.peek(0) != '\n'):
+		s.line++
+		s.col = 1
+		s.newLine()
+	case c < utf8.RuneSelf || utf8.RuneStart(c):
+		if c != '\r' {
+			s.col++
+		}
+	}
+}
+
+func (s *depthScan) newLine() {
+	s.lineStart = true
+	s.indent = 0
+	s.plain = false
+	if s.depth == 0 {
+		s.nodeStart = true
+	}
+}
+
+func space(c byte) bool { return c == ' ' || c == '\t' }
+
+// blank reports whether c ends a token: a space, a line break or the end of the input.
+func blank(c byte) bool { return c == 0 || c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func (s *depthScan) skipLine() {
+	for s.i < len(s.data) && s.data[s.i] != '\n' && s.data[s.i] != '\r' {
+		s.next()
+	}
+}
+
+func (s *depthScan) run() (int, int, bool) {
+	s.blockIndent = -1
+	s.newLine()
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		if c == '\n' || c == '\r' {
+			s.next()
+			continue
+		}
+		if s.lineStart {
+			if c == ' ' {
+				s.indent++
+				s.next()
+				continue
+			}
+			s.lineStart = false
+			if s.blockIndent >= 0 {
+				if s.indent > s.blockIndent || c == '\t' {
+					s.skipLine()
+					s.lineStart = false
+					continue
+				}
+				s.blockIndent = -1
+			}
+			if s.depth == 0 && s.indent == 0 && (c == '%' || ((c == '-' || c == '.') && s.marker())) {
+				s.skipLine()
+				continue
+			}
+		}
+		if space(c) {
+			s.next()
+			continue
+		}
+		if c == '#' && (s.i == 0 || blank(s.data[s.i-1])) {
+			s.skipLine()
+			continue
+		}
+		if s.depth == 0 {
+			s.block(c)
+		} else if line, col, deep := s.flow(c); deep {
+			return line, col, true
+		}
+	}
+	return 0, 0, false
+}
+
+// marker reports whether a document marker (--- or ...) starts here.
+func (s *depthScan) marker() bool {
+	c := s.data[s.i]
+	return s.peek(1) == c && s.peek(2) == c && blank(s.peek(3))
+}
+
+// block scans one token in block context.
+func (s *depthScan) block(c byte) {
+	if s.plain {
+		if c == ':' && blank(s.peek(1)) {
+			s.plain = false
+			s.nodeStart = true
+		}
+		s.next()
+		return
+	}
+	switch {
+	case (c == '-' || c == '?' || c == ':') && blank(s.peek(1)):
+		s.nodeStart = true
+		s.next()
+	case c == '!' || c == '&' || c == '*':
+		for s.i < len(s.data) && !blank(s.data[s.i]) {
+			s.next()
+		}
+	case c == '|' || c == '>':
+		s.blockIndent = s.indent
+		s.skipLine()
+	case c == '\'' || c == '"':
+		s.quoted(c)
+		s.nodeStart = false
+	case c == '[' || c == '{':
+		s.depth = 1
+		s.nodeStart = true
+		s.next()
+	default:
+		s.plain = true
+		s.next()
+	}
+}
+
+// flow scans one token inside flow collections.
+func (s *depthScan) flow(c byte) (int, int, bool) {
+	switch {
+	case c == '[' || c == '{':
+		s.depth++
+		s.nodeStart = true
+		s.next()
+		if s.depth > MaxDepth {
+			return s.line, s.col - 1, true
+		}
+	case c == ']' || c == '}':
+		s.depth--
+		s.nodeStart = s.depth > 0
+		s.next()
+		if s.depth == 0 {
+			s.plain = true // the rest of the line, as for a scalar (`[a]: b` is rare)
+		}
+	case c == ',':
+		s.nodeStart = true
+		s.next()
+	case (c == '?' || c == ':') && (blank(s.peek(1)) || s.nodeStart):
+		s.nodeStart = true
+		s.next()
+	case (c == '\'' || c == '"') && s.nodeStart:
+		s.quoted(c)
+		s.nodeStart = false
+	case c == '!' || c == '&' || c == '*':
+		for s.i < len(s.data) && !blank(s.data[s.i]) && s.data[s.i] != ',' && s.data[s.i] != '[' &&
+			s.data[s.i] != '{' && s.data[s.i] != ']' && s.data[s.i] != '}' {
+			s.next()
+		}
+	default:
+		s.nodeStart = false
+		s.next()
+	}
+	return 0, 0, false
+}
+
+// quoted skips a quoted scalar. In block context, a line indented no more than the one the
+// scalar started on ends it for the scan: a quote the scan took for an opening one cannot
+// hide the lines after it.
+func (s *depthScan) quoted(q byte) {
+	startIndent, inFlow := s.indent, s.depth > 0
+	s.next()
+	for s.i < len(s.data) {
+		c := s.data[s.i]
+		switch {
+		case c == q && q == '\'' && s.peek(1) == '\'':
+			s.next()
+			s.next()
+		case c == q:
+			s.next()
+			s.lineStart = false
+			return
+		case c == '\\' && q == '"' && s.i+1 < len(s.data) && s.data[s.i+1] != '\n' && s.data[s.i+1] != '\r':
+			s.next()
+			s.next()
+		case c == '\n' || c == '\r':
+			s.next()
+			if !inFlow {
+				n := 0
+				for s.i+n < len(s.data) && s.data[s.i+n] == ' ' {
+					n++
+				}
+				if c := s.peek(n); n <= startIndent && c != '\n' && c != '\r' && c != 0 {
+					return // newLine has set the state for the next line
+				}
+			}
+		default:
+			s.next()
+		}
+	}
+}
+
+// treeDepth returns the first node of the tree at n nested deeper than MaxDepth (aliases
+// are not followed: each is one node), or nil.
+func treeDepth(n *yaml.Node, depth int) *yaml.Node {
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		depth++
+		if depth > MaxDepth {
+			return n
+		}
+	}
+	for _, c := range n.Content {
+		if d := treeDepth(c, depth); d != nil {
+			return d
+		}
+	}
+	return nil
+}

@@ -1,0 +1,88 @@
+package yamlx
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ctxlab/ctxlab/engine/diag"
+)
+
+func nest(open, mid, close string, n int) string {
+	return strings.Repeat(open, n) + mid + strings.Repeat(close, n)
+}
+
+func blockNest(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(strings.Repeat(" ", i) + "a:\n")
+	}
+	b.WriteString(strings.Repeat(" ", n) + "a: 1\n")
+	return b.String()
+}
+
+func TestParseDepth(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc string
+		want      string // "" = parses
+	}{
+		{"flow list at the limit", "x: " + nest("[", "", "]", MaxDepth-1), ""},
+		{"flow list past the limit", "x: " + nest("[", "", "]", MaxDepth), "f.yaml:1:103: nesting is too deep (more than 100 levels)"},
+		{"flow mapping past the limit", "x:\n  " + nest("{a: ", "1", "}", MaxDepth+5), "f.yaml:2:403: nesting is too deep (more than 100 levels)"},
+		{"flow across lines", "x: [\n" + strings.Repeat(" [\n", MaxDepth) + strings.Repeat("]", MaxDepth+1), "f.yaml:101:2: nesting is too deep (more than 100 levels)"},
+		{"block past the limit", blockNest(MaxDepth + 1), "f.yaml:101:101: nesting is too deep (more than 100 levels)"},
+		{"block at the limit", blockNest(MaxDepth - 1), ""},
+		{"brackets in double quotes", `x: "` + strings.Repeat("[", 500) + "\"\n", ""},
+		{"brackets in single quotes", "x: ['" + strings.Repeat("[{", 500) + "''']\n", ""},
+		{"brackets in a quote spanning lines", "x: [\"a\n  " + strings.Repeat("[", 500) + "\\\"\"]\n", ""},
+		{"brackets in a plain scalar", "x: a " + strings.Repeat("[", 500) + "\n", ""},
+		{"brackets in a comment", "x: 1 # " + strings.Repeat("[", 500) + "\ny: [1] #" + strings.Repeat("{", 500) + "\n", ""},
+		{"brackets in a block scalar", "x: |\n  " + strings.Repeat("[", 500) + "\n\n  " + strings.Repeat("{", 500) + "\ny: 1\n", ""},
+		{"brackets in a folded scalar in a list", "- >-\n    " + strings.Repeat("[", 500) + "\n- b\n", ""},
+		{"an apostrophe in a word does not hide nesting", "x: it's\ny: " + nest("[", "", "]", MaxDepth+1) + "\nz: '\n", "f.yaml:2:104: nesting is too deep (more than 100 levels)"},
+		{"an apostrophe after a word in flow does not hide nesting", "x: [a 'b, " + nest("[", "", "]", MaxDepth+1) + ", 'c]\n", "f.yaml:1:110: nesting is too deep (more than 100 levels)"},
+		{"a quote on a continuation line does not hide nesting", "x: text\n  'abc\ny: " + nest("[", "", "]", MaxDepth+1) + "\nz: '\n", "f.yaml:3:104: nesting is too deep (more than 100 levels)"},
+		{"an escaped quote does not end a string", `x: ["\"` + strings.Repeat("[", 500) + `"]`, ""},
+		{"a tag before a flow list", "x: !!seq " + nest("[", "", "]", MaxDepth+1), "f.yaml:1:110: nesting is too deep (more than 100 levels)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("f.yaml", []byte(tc.doc))
+			got := ""
+			if err != nil {
+				got = err.Error()
+				var de *diag.Error
+				if !errors.As(err, &de) {
+					t.Fatalf("got %T, want *diag.Error", err)
+				}
+			}
+			if got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseDeepBounded is the probe of issue 12: 40,000-50,000 levels of flow nesting in
+// 80-250 KB took gigabytes. It is refused quickly, in little memory.
+func TestParseDeepBounded(t *testing.T) {
+	for _, doc := range []string{
+		"x: " + nest("[", "", "]", 40_000),
+		"x: " + nest("{a: ", "1", "}", 50_000),
+		"x: " + nest("[a: ", "", "]", 40_000),
+		"x: " + nest("!!seq [", "", "]", 40_000),
+		"x: " + nest("[", "", "", 50_000), // unclosed, as yaml.v3 rejects it
+	} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := Parse("f.yaml", []byte(doc))
+		runtime.ReadMemStats(&after)
+		if err == nil || !strings.Contains(err.Error(), "nesting is too deep (more than 100 levels)") {
+			t.Errorf("%.12q…: got %v, want nesting is too deep", doc, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 10<<20 {
+			t.Errorf("%.12q…: allocated %d MB, want under 10 MB", doc, alloc>>20)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+//go:build linux
+
+package main
+
+// The probes of issue 12 (bounded inputs), rerun against the ctxlab binary: each ends in a
+// clear error, with the exit code of its kind (2 for a user's file, 1 for a server or a
+// command), in under 100 MB of memory (the peak resident size of the process).
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestLimitsProbes(t *testing.T) {
+	bin := buildCtxlab(t)
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	deepFlow := write("deep-flow.ctx.yaml", "system:\n  - role: "+strings.Repeat("{a: ", 50_000)+"1"+strings.Repeat("}", 50_000)+"\n")
+	deepList := write("deep-list.script.yaml", "turns:\n  - user: "+strings.Repeat("[", 40_000)+strings.Repeat("]", 40_000)+"\n")
+	bigRole := write("big.ctx.yaml", "system:\n  - role: "+strings.Repeat("x", 9<<20)+"\n")
+	deepCfg := write("deep-config.yaml", "profiles: "+strings.Repeat("[", 40_000)+"\n")
+	endless := write("endless-key.yaml", "profiles:\n  p:\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_cmd: yes sk-probe-secret-000000000000\n")
+	failing := write("failing-key.yaml", "profiles:\n  p:\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_cmd: echo sk-probe-secret-000000000000 >&2; exit 3\n")
+
+	// A model whose reply is one line of 200 MB.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		if _, err := io.WriteString(w, "data: "); err != nil {
+			return
+		}
+		for sent := 0; sent < 200<<20; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(srv.Close)
+
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		env      []string
+		wantCode int
+		want     string
+	}{
+		{"context file from /dev/zero", []string{"prompt", "--context", "/dev/zero"}, nil, 2,
+			"/dev/zero: too large: a context file holds at most 8 MiB\n"},
+		{"script from /dev/zero", []string{"run", "/dev/zero", "--db", ":memory:"}, nil, 2,
+			"/dev/zero: too large: a script holds at most 8 MiB\n"},
+		{"config file from /dev/zero", []string{"config", "--config", "/dev/zero"}, nil, 2,
+			"/dev/zero: too large: the config file holds at most 1 MiB\n"},
+		{"a 9 MiB role", []string{"prompt", "--context", bigRole}, nil, 2,
+			bigRole + ": too large: a context file holds at most 8 MiB\n"},
+		{"flow mappings 50,000 deep", []string{"prompt", "--context", deepFlow}, nil, 2,
+			deepFlow + ":2:411: nesting is too deep (more than 100 levels)\n"},
+		{"flow lists 40,000 deep in a script", []string{"run", deepList, "--db", ":memory:"}, nil, 2,
+			deepList + ":2:111: nesting is too deep (more than 100 levels)\n"},
+		{"unclosed flow lists in the config file", []string{"config", "--config", deepCfg}, nil, 2,
+			deepCfg + ":1:111: nesting is too deep (more than 100 levels)\n"},
+		{"api_key_cmd printing without end", []string{"models", "--config", endless}, nil, 1,
+			"ctxlab: config " + endless + " profile p api_key_cmd: the command printed more than 64 KiB; it must print the key only\n"},
+		{"api_key_cmd failing", []string{"models", "--config", failing}, nil, 1,
+			"ctxlab: config " + failing + " profile p api_key_cmd: the command failed with exit status 3 (its output is not shown: it may hold the key)\n"},
+		{"a stream line of 200 MB", []string{"run", "testdata/live/one-question.script.yaml", "--db", ":memory:",
+			"--base-url", srv.URL + "/v1", "--model", "m"}, []string{"OPENAI_API_KEY=sk-probe-secret-000000000000"}, 1,
+			"malformed stream from " + srv.URL + "/v1: a line of the stream is longer than 8 MiB"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd, _, stderr := ctxlabProcess(bin, append(ctxlabProcessEnv(t), tc.env...), tc.args...)
+			err := cmd.Run()
+			if code := exitCode(err); code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr %q", code, tc.wantCode, stderr)
+			}
+			if !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("stderr %q, want it to hold %q", stderr, tc.want)
+			}
+			if strings.Contains(stderr.String(), "sk-probe-secret") {
+				t.Errorf("stderr %q shows the key", stderr)
+			}
+			ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+			if !ok {
+				t.Fatalf("no resource usage for the process")
+			}
+			if rss := ru.Maxrss >> 10; rss >= 100 { // Linux gives KiB
+				t.Errorf("peak memory %d MiB, want under 100 MiB", rss)
+			}
+		})
+	}
+}

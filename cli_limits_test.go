@@ -30,6 +30,7 @@ func TestLimitsProbes(t *testing.T) {
 	}
 	deepFlow := write("deep-flow.ctx.yaml", "system:\n  - role: "+strings.Repeat("{a: ", 50_000)+"1"+strings.Repeat("}", 50_000)+"\n")
 	deepList := write("deep-list.script.yaml", "turns:\n  - user: "+strings.Repeat("[", 40_000)+strings.Repeat("]", 40_000)+"\n")
+	deepBlock := write("deep-block.ctx.yaml", "system:\n  - fragment:\n      name: x\n      data:\n        - "+strings.Repeat("- ", 40_000)+"x\n")
 	bigRole := write("big.ctx.yaml", "system:\n  - role: "+strings.Repeat("x", 9<<20)+"\n")
 	deepCfg := write("deep-config.yaml", "profiles: "+strings.Repeat("[", 40_000)+"\n")
 	endless := write("endless-key.yaml", "profiles:\n  p:\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_cmd: yes sk-probe-secret-000000000000\n")
@@ -68,11 +69,13 @@ func TestLimitsProbes(t *testing.T) {
 		{"a 9 MiB role", []string{"prompt", "--context", bigRole}, nil, 2,
 			bigRole + ": too large: a context file holds at most 8 MiB\n"},
 		{"flow mappings 50,000 deep", []string{"prompt", "--context", deepFlow}, nil, 2,
-			deepFlow + ":2:411: nesting is too deep (more than 100 levels)\n"},
+			deepFlow + ":2:399: nesting is too deep (more than 100 levels)\n"},
+		{"block lists 40,000 deep", []string{"prompt", "--context", deepBlock}, nil, 2,
+			deepBlock + ":5:201: nesting is too deep (more than 100 levels)\n"},
 		{"flow lists 40,000 deep in a script", []string{"run", deepList, "--db", ":memory:"}, nil, 2,
-			deepList + ":2:111: nesting is too deep (more than 100 levels)\n"},
+			deepList + ":2:108: nesting is too deep (more than 100 levels)\n"},
 		{"unclosed flow lists in the config file", []string{"config", "--config", deepCfg}, nil, 2,
-			deepCfg + ":1:111: nesting is too deep (more than 100 levels)\n"},
+			deepCfg + ":1:110: nesting is too deep (more than 100 levels)\n"},
 		{"api_key_cmd printing without end", []string{"models", "--config", endless}, nil, 1,
 			"ctxlab: config " + endless + " profile p api_key_cmd: the command printed more than 64 KiB; it must print the key only\n"},
 		{"api_key_cmd failing", []string{"models", "--config", failing}, nil, 1,

@@ -64,7 +64,7 @@ func TestReadSkillDeep(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, _, errs := readSkill(file)
 	runtime.ReadMemStats(&after)
-	want := file + ":3:414: bad front matter: nesting is too deep (more than 100 levels)"
+	want := file + ":3:410: bad front matter: nesting is too deep (more than 100 levels)"
 	if len(errs) != 1 || errs[0].Error() != want {
 		t.Fatalf("got %v, want %q", errs, want)
 	}

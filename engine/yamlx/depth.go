@@ -17,14 +17,16 @@ const MaxDepth = 100
 // tooDeep is the message for input nested deeper than MaxDepth.
 var tooDeep = fmt.Sprintf("nesting is too deep (more than %d levels)", MaxDepth)
 
-// flowDepth scans data for flow collections ([…] and {…}) nested deeper than MaxDepth,
-// outside quoted scalars, plain scalars, block scalars and comments, and returns the line
-// and column (1-based, in characters) of the bracket that goes past it; ok is false when
-// there is none. The scan is linear and allocates nothing. It follows YAML's rules closely
-// enough for the files ctxlab reads; where it is unsure (a quoted scalar spanning lines in
-// block context) it errs toward counting brackets, so it may refuse odd input but never
-// lets deep nesting through to a parser.
-func flowDepth(data []byte) (line, col int, ok bool) {
+// scanDepth scans data for collections nested deeper than MaxDepth and returns the line
+// and column (1-based, in characters) of the one that goes past it; ok is false when there
+// is none. It counts flow collections ([…] and {…}) outside quoted, plain and block
+// scalars and comments, and block collections by the columns of their entries (`- `,
+// `? `, `key: `), compact ones (`- - - x`) included: yaml.v3 too needs memory that grows
+// with the square of the depth of those. The scan is linear and allocates little. It
+// follows YAML's rules closely enough for the files ctxlab reads; where it is unsure (a
+// quoted scalar spanning lines in block context) it errs toward counting, so it may refuse
+// odd input but never lets deep nesting through to a parser.
+func scanDepth(data []byte) (line, col int, ok bool) {
 	s := &depthScan{data: data, line: 1, col: 1}
 	return s.run()
 }
@@ -46,6 +48,27 @@ type depthScan struct {
 	// plain is true inside a plain scalar in block context: the rest of the line is text,
 	// up to ": " or " #".
 	plain bool
+	// stack holds the columns (0-based) of the block collections open: an entry at a
+	// column closes those at greater ones.
+	stack []int
+	// tokStart is the column of the scalar or flow collection that started last on this
+	// line in block context (a key, when ": " follows), or -1.
+	tokStart int
+	// base is the number of block collections around the flow collections open.
+	base int
+}
+
+// entry records a block collection entry at column c and reports whether it nests deeper
+// than MaxDepth.
+func (s *depthScan) entry(c int) bool {
+	for len(s.stack) > 0 && s.stack[len(s.stack)-1] > c {
+		s.stack = s.stack[:len(s.stack)-1]
+	}
+	if len(s.stack) == 0 || s.stack[len(s.stack)-1] < c {
+		s.stack = append(s.stack, c)
+	}
+	s.tokStart = -1
+	return len(s.stack) > MaxDepth
 }
 
 func (s *depthScan) peek(k int) byte {
@@ -72,6 +95,7 @@ func (s *depthScan) next() {
 }
 
 func (s *depthScan) newLine() {
+	s.tokStart = -1
 	s.lineStart = true
 	s.indent = 0
 	s.plain = false
@@ -116,6 +140,7 @@ func (s *depthScan) run() (int, int, bool) {
 				s.blockIndent = -1
 			}
 			if s.depth == 0 && s.indent == 0 && (c == '%' || ((c == '-' || c == '.') && s.marker())) {
+				s.stack = s.stack[:0] // a new document
 				s.skipLine()
 				continue
 			}
@@ -128,9 +153,12 @@ func (s *depthScan) run() (int, int, bool) {
 			s.skipLine()
 			continue
 		}
+		line, col := s.line, s.col
 		if s.depth == 0 {
-			s.block(c)
-		} else if line, col, deep := s.flow(c); deep {
+			if at, deep := s.block(c); deep {
+				return line, at + 1, true
+			}
+		} else if s.flow(c) {
 			return line, col, true
 		}
 	}
@@ -143,20 +171,32 @@ func (s *depthScan) marker() bool {
 	return s.peek(1) == c && s.peek(2) == c && blank(s.peek(3))
 }
 
-// block scans one token in block context.
-func (s *depthScan) block(c byte) {
+// block scans one token in block context and reports whether it nests deeper than
+// MaxDepth, and at which column (0-based) of the line.
+func (s *depthScan) block(c byte) (int, bool) {
+	col := s.col - 1
 	if s.plain {
-		if c == ':' && blank(s.peek(1)) {
+		s.next()
+		if c == ':' && blank(s.peek(0)) {
 			s.plain = false
 			s.nodeStart = true
+			at := s.tokStart
+			return at, s.entry(at)
 		}
-		s.next()
-		return
+		return 0, false
 	}
 	switch {
-	case (c == '-' || c == '?' || c == ':') && blank(s.peek(1)):
+	case (c == '-' || c == '?') && blank(s.peek(1)):
 		s.nodeStart = true
 		s.next()
+		return col, s.entry(col)
+	case c == ':' && blank(s.peek(1)):
+		s.nodeStart = true
+		s.next()
+		if s.tokStart >= 0 {
+			col = s.tokStart
+		}
+		return col, s.entry(col)
 	case c == '!' || c == '&' || c == '*':
 		for s.i < len(s.data) && !blank(s.data[s.i]) {
 			s.next()
@@ -166,27 +206,32 @@ func (s *depthScan) block(c byte) {
 		s.skipLine()
 	case c == '\'' || c == '"':
 		s.quoted(c)
+		s.tokStart = col
 		s.nodeStart = false
 	case c == '[' || c == '{':
+		s.tokStart = col
+		s.base = len(s.stack)
 		s.depth = 1
 		s.nodeStart = true
 		s.next()
+		return col, s.base+s.depth > MaxDepth
 	default:
 		s.plain = true
+		s.tokStart = col
 		s.next()
 	}
+	return 0, false
 }
 
-// flow scans one token inside flow collections.
-func (s *depthScan) flow(c byte) (int, int, bool) {
+// flow scans one token inside flow collections and reports whether it nests deeper than
+// MaxDepth.
+func (s *depthScan) flow(c byte) bool {
 	switch {
 	case c == '[' || c == '{':
 		s.depth++
 		s.nodeStart = true
 		s.next()
-		if s.depth > MaxDepth {
-			return s.line, s.col - 1, true
-		}
+		return s.base+s.depth > MaxDepth
 	case c == ']' || c == '}':
 		s.depth--
 		s.nodeStart = s.depth > 0
@@ -212,7 +257,7 @@ func (s *depthScan) flow(c byte) (int, int, bool) {
 		s.nodeStart = false
 		s.next()
 	}
-	return 0, 0, false
+	return false
 }
 
 // quoted skips a quoted scalar. In block context, a line indented no more than the one the

@@ -29,8 +29,8 @@ func TestParseDepth(t *testing.T) {
 	}{
 		{"flow list at the limit", "x: " + nest("[", "", "]", MaxDepth-1), ""},
 		{"flow list past the limit", "x: " + nest("[", "", "]", MaxDepth), "f.yaml:1:103: nesting is too deep (more than 100 levels)"},
-		{"flow mapping past the limit", "x:\n  " + nest("{a: ", "1", "}", MaxDepth+5), "f.yaml:2:403: nesting is too deep (more than 100 levels)"},
-		{"flow across lines", "x: [\n" + strings.Repeat(" [\n", MaxDepth) + strings.Repeat("]", MaxDepth+1), "f.yaml:101:2: nesting is too deep (more than 100 levels)"},
+		{"flow mapping past the limit", "x:\n  " + nest("{a: ", "1", "}", MaxDepth+5), "f.yaml:2:399: nesting is too deep (more than 100 levels)"},
+		{"flow across lines", "x: [\n" + strings.Repeat(" [\n", MaxDepth) + strings.Repeat("]", MaxDepth+1), "f.yaml:100:2: nesting is too deep (more than 100 levels)"},
 		{"block past the limit", blockNest(MaxDepth + 1), "f.yaml:101:101: nesting is too deep (more than 100 levels)"},
 		{"block at the limit", blockNest(MaxDepth - 1), ""},
 		{"brackets in double quotes", `x: "` + strings.Repeat("[", 500) + "\"\n", ""},
@@ -40,11 +40,18 @@ func TestParseDepth(t *testing.T) {
 		{"brackets in a comment", "x: 1 # " + strings.Repeat("[", 500) + "\ny: [1] #" + strings.Repeat("{", 500) + "\n", ""},
 		{"brackets in a block scalar", "x: |\n  " + strings.Repeat("[", 500) + "\n\n  " + strings.Repeat("{", 500) + "\ny: 1\n", ""},
 		{"brackets in a folded scalar in a list", "- >-\n    " + strings.Repeat("[", 500) + "\n- b\n", ""},
-		{"an apostrophe in a word does not hide nesting", "x: it's\ny: " + nest("[", "", "]", MaxDepth+1) + "\nz: '\n", "f.yaml:2:104: nesting is too deep (more than 100 levels)"},
-		{"an apostrophe after a word in flow does not hide nesting", "x: [a 'b, " + nest("[", "", "]", MaxDepth+1) + ", 'c]\n", "f.yaml:1:110: nesting is too deep (more than 100 levels)"},
-		{"a quote on a continuation line does not hide nesting", "x: text\n  'abc\ny: " + nest("[", "", "]", MaxDepth+1) + "\nz: '\n", "f.yaml:3:104: nesting is too deep (more than 100 levels)"},
+		{"an apostrophe in a word does not hide nesting", "x: it's\ny: " + nest("[", "", "]", MaxDepth+1) + "\nz: '\n", "f.yaml:2:103: nesting is too deep (more than 100 levels)"},
+		{"an apostrophe after a word in flow does not hide nesting", "x: [a 'b, " + nest("[", "", "]", MaxDepth+1) + ", 'c]\n", "f.yaml:1:109: nesting is too deep (more than 100 levels)"},
+		{"a quote on a continuation line does not hide nesting", "x: text\n  'abc\ny: " + nest("[", "", "]", MaxDepth+1) + "\nz: '\n", "f.yaml:3:103: nesting is too deep (more than 100 levels)"},
 		{"an escaped quote does not end a string", `x: ["\"` + strings.Repeat("[", 500) + `"]`, ""},
-		{"a tag before a flow list", "x: !!seq " + nest("[", "", "]", MaxDepth+1), "f.yaml:1:110: nesting is too deep (more than 100 levels)"},
+		{"compact block lists past the limit", strings.Repeat("- ", MaxDepth+1) + "x\n", "f.yaml:1:201: nesting is too deep (more than 100 levels)"},
+		{"compact block lists at the limit", strings.Repeat("- ", MaxDepth) + "x\n", ""},
+		{"compact explicit keys past the limit", strings.Repeat("? ", MaxDepth+1) + "x\n", "f.yaml:1:201: nesting is too deep (more than 100 levels)"},
+		{"block list in a mapping in a flow list", "a:\n  - b: " + nest("[", "", "]", MaxDepth-3) + "\n", ""},
+		{"block and flow past the limit together", "a:\n  - b: " + nest("[", "", "]", MaxDepth-2) + "\n", "f.yaml:2:105: nesting is too deep (more than 100 levels)"},
+		{"a key after a quoted key", "\"a\": 1\n\"b\":\n  - " + nest("[", "", "]", MaxDepth-2) + "\n", ""},
+		{"a new document starts at depth 0", strings.Repeat("- ", MaxDepth-1) + "x\n---\n" + strings.Repeat("- ", MaxDepth-1) + "x\n", "f.yaml:2:1: expected one YAML document, found a second one"},
+		{"a tag before a flow list", "x: !!seq " + nest("[", "", "]", MaxDepth+1), "f.yaml:1:109: nesting is too deep (more than 100 levels)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("f.yaml", []byte(tc.doc))
@@ -71,7 +78,10 @@ func TestParseDeepBounded(t *testing.T) {
 		"x: " + nest("{a: ", "1", "}", 50_000),
 		"x: " + nest("[a: ", "", "]", 40_000),
 		"x: " + nest("!!seq [", "", "]", 40_000),
-		"x: " + nest("[", "", "", 50_000), // unclosed, as yaml.v3 rejects it
+		"x: " + nest("[", "", "", 50_000),    // unclosed, as yaml.v3 rejects it
+		strings.Repeat("- ", 40_000) + "x\n", // yaml.v3 took 2.4 GB
+		strings.Repeat("- !!seq ", 20_000) + "x\n",
+		"x:\n" + strings.Repeat("? ", 40_000) + "1\n",
 	} {
 		var before, after runtime.MemStats
 		runtime.GC()

@@ -27,7 +27,7 @@ var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 //
 // Input nested deeper than MaxDepth is refused ("nesting is too deep") before it is parsed.
 func Parse(file string, data []byte) (*yaml.Node, error) {
-	if line, col, deep := flowDepth(data); deep {
+	if line, col, deep := scanDepth(data); deep {
 		return nil, diag.Errorf(file, line, col, "%s", tooDeep)
 	}
 	var doc yaml.Node

@@ -52,6 +52,20 @@ func TestLimitsProbes(t *testing.T) {
 		}
 	}))
 	t.Cleanup(srv.Close)
+	// A model list of 200 MB.
+	models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if _, err := io.WriteString(w, `{"object":"list","data":[`+"\n"); err != nil {
+			return
+		}
+		line := []byte(strings.Repeat(`{"id":"m","object":"model"},`+"\n", 2000))
+		for sent := 0; sent < 200<<20; sent += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	}))
+	t.Cleanup(models.Close)
 
 	for _, tc := range []struct {
 		name     string
@@ -83,6 +97,9 @@ func TestLimitsProbes(t *testing.T) {
 		{"a stream line of 200 MB", []string{"run", "testdata/live/one-question.script.yaml", "--db", ":memory:",
 			"--base-url", srv.URL + "/v1", "--model", "m"}, []string{"OPENAI_API_KEY=sk-probe-secret-000000000000"}, 1,
 			"malformed stream from " + srv.URL + "/v1: a line of the stream is longer than 8 MiB"},
+		{"a model list of 200 MB", []string{"models", "--base-url", models.URL + "/v1"},
+			[]string{"OPENAI_API_KEY=sk-probe-secret-000000000000"}, 1,
+			"invalid response from " + models.URL + "/v1: the answer is larger than 8 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd, _, stderr := ctxlabProcess(bin, append(ctxlabProcessEnv(t), tc.env...), tc.args...)

@@ -218,6 +218,9 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 			resp.Body = io.NopCloser(bytes.NewReader(body))
 			a.errBody = string(body)
+		case resp.StatusCode < 300 && req.Method == http.MethodGet:
+			// An answer read whole (the model list), not a stream: bound it all.
+			resp.Body = &sizeLimiter{ReadCloser: resp.Body, left: MaxResponse}
 		case resp.StatusCode < 300:
 			resp.Body = &doneWatcher{ReadCloser: &lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine}, a: a}
 		}
@@ -238,6 +241,38 @@ const MaxStreamLine = 8 << 20
 // ErrLineTooLong is the error (inside an *Error) for a stream line longer than
 // MaxStreamLine.
 var ErrLineTooLong = fmt.Errorf("a line of the stream is longer than %d MiB", MaxStreamLine>>20)
+
+// MaxResponse bounds an answer that is read whole rather than streamed (the model list):
+// 8 MiB, far more than any server's list. A longer one fails with a KindResponse *Error naming
+// the server ("invalid response from URL: the answer is larger than 8 MiB").
+const MaxResponse = 8 << 20
+
+// ErrResponseTooLarge is the error (inside an *Error) for an answer longer than
+// MaxResponse.
+var ErrResponseTooLarge = fmt.Errorf("the answer is larger than %d MiB", MaxResponse>>20)
+
+// sizeLimiter fails the read that would go past left bytes.
+type sizeLimiter struct {
+	io.ReadCloser
+	left int
+	over bool
+}
+
+func (l *sizeLimiter) Read(p []byte) (int, error) {
+	if l.over {
+		return 0, ErrResponseTooLarge
+	}
+	if len(p) > l.left+1 {
+		p = p[:l.left+1] // one byte more tells a longer answer from one of exactly left bytes
+	}
+	n, err := l.ReadCloser.Read(p)
+	if n > l.left {
+		l.over = true
+		return 0, ErrResponseTooLarge
+	}
+	l.left -= n
+	return n, err
+}
 
 // lineLimiter fails the read that would take a line (the bytes since the last line
 // break) past max bytes: the input is handed on up to the first byte too many, then every

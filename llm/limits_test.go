@@ -111,3 +111,68 @@ func TestStreamLongLineUnderTheLimit(t *testing.T) {
 		t.Fatalf("got %q, %v; want ok", r.Text, err)
 	}
 }
+
+func TestSizeLimiter(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		left    int
+		wantErr bool
+	}{
+		{"under", "abc", 5, false},
+		{"exactly", "abcde", 5, false},
+		{"one byte over", "abcdef", 5, true},
+		{"far over", strings.Repeat("x", 1000), 5, true},
+		{"empty", "", 0, false},
+	} {
+		for name, wrap := range map[string]func(io.Reader) io.Reader{
+			"whole":    func(r io.Reader) io.Reader { return r },
+			"one byte": iotest.OneByteReader,
+		} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				l := &sizeLimiter{ReadCloser: io.NopCloser(wrap(strings.NewReader(tc.in))), left: tc.left}
+				got, err := io.ReadAll(l)
+				if tc.wantErr {
+					if !errors.Is(err, ErrResponseTooLarge) || len(got) > tc.left {
+						t.Fatalf("got %d bytes, %v; want at most %d bytes and ErrResponseTooLarge", len(got), err, tc.left)
+					}
+					return
+				}
+				if err != nil || string(got) != tc.in {
+					t.Fatalf("got %q, %v; want %q", got, err, tc.in)
+				}
+			})
+		}
+	}
+}
+
+// TestModelsTooLarge: a server answering the model list with 200 MB (in lines) fails
+// after MaxResponse bytes, naming the server, in bounded memory.
+func TestModelsTooLarge(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		if _, err := io.WriteString(w, `{"object":"list","data":[`+"\n"); err != nil {
+			return
+		}
+		line := []byte(strings.Repeat(`{"id":"m","object":"model"},`+"\n", 2000))
+		for sent := 0; sent < 200<<20; sent += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	})
+	c, _ := newTestClient(srv.URL, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := c.Models(context.Background())
+	runtime.ReadMemStats(&after)
+	e := asError(t, err)
+	want := "invalid response from " + srv.URL + "/v1: the answer is larger than 8 MiB"
+	if e.Kind != KindResponse || err.Error() != want {
+		t.Fatalf("got %v (kind %d), want %q", err, e.Kind, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MB for a 200 MB answer, want under 64 MB", alloc>>20)
+	}
+}

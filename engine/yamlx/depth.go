@@ -2,6 +2,7 @@ package yamlx
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -27,7 +28,12 @@ var tooDeep = fmt.Sprintf("nesting is too deep (more than %d levels)", MaxDepth)
 // quoted scalar spanning lines in block context) it errs toward counting, so it may refuse
 // odd input but never lets deep nesting through to a parser.
 func scanDepth(data []byte) (line, col int, ok bool) {
-	s := &depthScan{data: data, line: 1, col: 1}
+	return scanDepthLimit(data, MaxDepth)
+}
+
+// scanDepthLimit is scanDepth with another limit than MaxDepth (for tests).
+func scanDepthLimit(data []byte, limit int) (line, col int, ok bool) {
+	s := &depthScan{data: data, line: 1, col: 1, limit: limit}
 	return s.run()
 }
 
@@ -42,9 +48,11 @@ type depthScan struct {
 	// lineStart is true until the first non-blank character of a line.
 	lineStart bool
 	indent    int // the indentation of the current line
-	// blockIndent is the indentation of the line that opened a block scalar (| or >), or
-	// -1: more indented and blank lines after it are its content.
+	// blockIndent is the column of the collection holding a block scalar (| or >), or -1
+	// for one at the top of the document; more indented lines and blank ones are its
+	// content. blockScalar is true while they may follow.
 	blockIndent int
+	blockScalar bool
 	// plain is true inside a plain scalar in block context: the rest of the line is text,
 	// up to ": " or " #".
 	plain bool
@@ -55,7 +63,8 @@ type depthScan struct {
 	// line in block context (a key, when ": " follows), or -1.
 	tokStart int
 	// base is the number of block collections around the flow collections open.
-	base int
+	base  int
+	limit int // MaxDepth
 }
 
 // entry records a block collection entry at column c and reports whether it nests deeper
@@ -68,7 +77,7 @@ func (s *depthScan) entry(c int) bool {
 		s.stack = append(s.stack, c)
 	}
 	s.tokStart = -1
-	return len(s.stack) > MaxDepth
+	return len(s.stack) > s.limit
 }
 
 func (s *depthScan) peek(k int) byte {
@@ -116,7 +125,6 @@ func (s *depthScan) skipLine() {
 }
 
 func (s *depthScan) run() (int, int, bool) {
-	s.blockIndent = -1
 	s.newLine()
 	for s.i < len(s.data) {
 		c := s.data[s.i]
@@ -131,17 +139,24 @@ func (s *depthScan) run() (int, int, bool) {
 				continue
 			}
 			s.lineStart = false
-			if s.blockIndent >= 0 {
+			if s.depth == 0 && s.indent == 0 && (c == '-' || c == '.') && s.marker() {
+				// The end of a document, or a new one: what follows on the line is its node.
+				s.stack, s.blockScalar, s.plain, s.nodeStart = s.stack[:0], false, false, true
+				s.next()
+				s.next()
+				s.next()
+				continue
+			}
+			if s.blockScalar {
 				if s.indent > s.blockIndent || c == '\t' {
 					s.skipLine()
 					s.lineStart = false
 					continue
 				}
-				s.blockIndent = -1
+				s.blockScalar = false
 			}
-			if s.depth == 0 && s.indent == 0 && (c == '%' || ((c == '-' || c == '.') && s.marker())) {
-				s.stack = s.stack[:0] // a new document
-				s.skipLine()
+			if s.depth == 0 && s.indent == 0 && c == '%' {
+				s.skipLine() // a directive
 				continue
 			}
 		}
@@ -198,11 +213,12 @@ func (s *depthScan) block(c byte) (int, bool) {
 		}
 		return col, s.entry(col)
 	case c == '!' || c == '&' || c == '*':
-		for s.i < len(s.data) && !blank(s.data[s.i]) {
-			s.next()
+		s.skipProperty()
+	case (c == '|' || c == '>') && s.blockHeader():
+		s.blockScalar, s.blockIndent = true, -1
+		if len(s.stack) > 0 {
+			s.blockIndent = s.stack[len(s.stack)-1]
 		}
-	case c == '|' || c == '>':
-		s.blockIndent = s.indent
 		s.skipLine()
 	case c == '\'' || c == '"':
 		s.quoted(c)
@@ -214,7 +230,7 @@ func (s *depthScan) block(c byte) (int, bool) {
 		s.depth = 1
 		s.nodeStart = true
 		s.next()
-		return col, s.base+s.depth > MaxDepth
+		return col, s.base+s.depth > s.limit
 	default:
 		s.plain = true
 		s.tokStart = col
@@ -231,7 +247,7 @@ func (s *depthScan) flow(c byte) bool {
 		s.depth++
 		s.nodeStart = true
 		s.next()
-		return s.base+s.depth > MaxDepth
+		return s.base+s.depth > s.limit
 	case c == ']' || c == '}':
 		s.depth--
 		s.nodeStart = s.depth > 0
@@ -249,15 +265,30 @@ func (s *depthScan) flow(c byte) bool {
 		s.quoted(c)
 		s.nodeStart = false
 	case c == '!' || c == '&' || c == '*':
-		for s.i < len(s.data) && !blank(s.data[s.i]) && s.data[s.i] != ',' && s.data[s.i] != '[' &&
-			s.data[s.i] != '{' && s.data[s.i] != ']' && s.data[s.i] != '}' {
-			s.next()
-		}
+		s.skipProperty()
 	default:
 		s.nodeStart = false
 		s.next()
 	}
 	return false
+}
+
+// skipProperty skips a tag, an anchor or an alias: up to a blank or a flow indicator,
+// which none of them may hold.
+func (s *depthScan) skipProperty() {
+	for s.i < len(s.data) && !blank(s.data[s.i]) && !strings.ContainsRune(",[]{}", rune(s.data[s.i])) {
+		s.next()
+	}
+}
+
+// blockHeader reports whether a block scalar header (| or >, then indentation and chomping
+// indicators, then a blank or a comment) starts here.
+func (s *depthScan) blockHeader() bool {
+	k := 1
+	for c := s.peek(k); c == '+' || c == '-' || (c >= '1' && c <= '9'); c = s.peek(k) {
+		k++
+	}
+	return blank(s.peek(k))
 }
 
 // quoted skips a quoted scalar. In block context, a line indented no more than the one the
@@ -299,17 +330,22 @@ func (s *depthScan) quoted(q byte) {
 // treeDepth returns the first node of the tree at n nested deeper than MaxDepth (aliases
 // are not followed: each is one node), or nil.
 func treeDepth(n *yaml.Node, depth int) *yaml.Node {
+	return treeDepthLimit(n, depth, MaxDepth)
+}
+
+// treeDepthLimit is treeDepth with another limit than MaxDepth (for tests).
+func treeDepthLimit(n *yaml.Node, depth, limit int) *yaml.Node {
 	if n == nil {
 		return nil
 	}
 	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
 		depth++
-		if depth > MaxDepth {
+		if depth > limit {
 			return n
 		}
 	}
 	for _, c := range n.Content {
-		if d := treeDepth(c, depth); d != nil {
+		if d := treeDepthLimit(c, depth, limit); d != nil {
 			return d
 		}
 	}

@@ -51,6 +51,14 @@ func TestParseDepth(t *testing.T) {
 		{"block and flow past the limit together", "a:\n  - b: " + nest("[", "", "]", MaxDepth-2) + "\n", "f.yaml:2:105: nesting is too deep (more than 100 levels)"},
 		{"a key after a quoted key", "\"a\": 1\n\"b\":\n  - " + nest("[", "", "]", MaxDepth-2) + "\n", ""},
 		{"a new document starts at depth 0", strings.Repeat("- ", MaxDepth-1) + "x\n---\n" + strings.Repeat("- ", MaxDepth-1) + "x\n", "f.yaml:2:1: expected one YAML document, found a second one"},
+		{"a block scalar more indented than its key's line", "- a: |\n    " + strings.Repeat("[", 500) + "\n  b: 1\n", ""},
+		{"a key less indented than a block scalar's content", "- a: |\n  b: " + nest("[", "", "]", MaxDepth) + "\n", "f.yaml:2:104: nesting is too deep (more than 100 levels)"},
+		{"a block scalar at the top of the document", "--- |\n" + strings.Repeat("[", 500) + "\n", ""},
+		{"a document marker ends a block scalar", "--- |\n  text\n--- " + nest("[", "", "]", MaxDepth+1) + "\n", "f.yaml:3:105: nesting is too deep (more than 100 levels)"},
+		{"nesting on a document marker's line", "--- " + nest("[", "", "]", MaxDepth+1) + "\n", "f.yaml:1:105: nesting is too deep (more than 100 levels)"},
+		{"a tag glued to a flow list", "x: !t" + nest("[", "", "]", MaxDepth) + "\n", "f.yaml:1:105: nesting is too deep (more than 100 levels)"},
+		{"lines after a bad block scalar header are scanned", "x: |a\n  y: " + nest("[", "", "]", MaxDepth) + "\n", "f.yaml:2:104: nesting is too deep (more than 100 levels)"},
+		{"a block scalar header with indicators and a comment", "x: |2- # c\n  " + strings.Repeat("[", 500) + "\n", ""},
 		{"a tag before a flow list", "x: !!seq " + nest("[", "", "]", MaxDepth+1), "f.yaml:1:109: nesting is too deep (more than 100 levels)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,6 +90,8 @@ func TestParseDeepBounded(t *testing.T) {
 		strings.Repeat("- ", 40_000) + "x\n", // yaml.v3 took 2.4 GB
 		strings.Repeat("- !!seq ", 20_000) + "x\n",
 		"x:\n" + strings.Repeat("? ", 40_000) + "1\n",
+		"- a: |\n  b: " + nest("[", "", "", 40_000), // content a block scalar does not hold
+		"--- " + nest("[", "", "", 40_000),
 	} {
 		var before, after runtime.MemStats
 		runtime.GC()
@@ -95,4 +105,35 @@ func TestParseDeepBounded(t *testing.T) {
 			t.Errorf("%.12q…: allocated %d MB, want under 10 MB", doc, alloc>>20)
 		}
 	}
+}
+
+// FuzzScanDepth checks the depth scan against the parsers, with a small limit: a document
+// yaml.v3 (or, where it fails, goccy/go-yaml) reads nested deeper than twice the limit
+// (the scan may count a list at the column of its key as one level with it) is refused by
+// the scan.
+func FuzzScanDepth(f *testing.F) {
+	addSeeds(f)
+	for _, s := range []string{
+		"- - - - - - - - - - - x\n", "a: [[[[[[[[[[[1]]]]]]]]]]]\n", "a:\n- b:\n  - c:\n    - d:\n      - e:\n        - f: [[[[x]]]]\n",
+		"x: 'a\ny: [[[[[[[[[[]]]]]]]]]]\nz: '\n", "x: \"\\\"[[[\"\n", "? [[[[[[[[[[a]]]]]]]]]]\n", "- !!seq [[[[[[[[[[]]]]]]]]]]\n",
+		"a: |\n  [[[[\nb: {c: {d: {e: {f: {g: {h: {i: {j: {k: 1}}}}}}}}}\n",
+	} {
+		f.Add([]byte(s))
+	}
+	const limit = 4
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := v3Parse(data)
+		if err != nil {
+			n, err = parseGoccy(data)
+		}
+		if err != nil || n == nil {
+			return
+		}
+		if _, _, deep := scanDepthLimit(data, limit); deep {
+			return
+		}
+		if d := treeDepthLimit(n, 0, 2*limit+1); d != nil {
+			t.Fatalf("the scan let through %q, nested deeper than %d at %d:%d", data, 2*limit+1, d.Line, d.Column)
+		}
+	})
 }

@@ -31,6 +31,7 @@ func TestLimitsProbes(t *testing.T) {
 	deepFlow := write("deep-flow.ctx.yaml", "system:\n  - role: "+strings.Repeat("{a: ", 50_000)+"1"+strings.Repeat("}", 50_000)+"\n")
 	deepList := write("deep-list.script.yaml", "turns:\n  - user: "+strings.Repeat("[", 40_000)+strings.Repeat("]", 40_000)+"\n")
 	deepBlock := write("deep-block.ctx.yaml", "system:\n  - fragment:\n      name: x\n      data:\n        - "+strings.Repeat("- ", 40_000)+"x\n")
+	manyHints := write("many-hints.ctx.yaml", "system:\n"+strings.Repeat("  - hint: x\n", (8<<20)/12-10)+"  - hint: [a\n")
 	bigRole := write("big.ctx.yaml", "system:\n  - role: "+strings.Repeat("x", 9<<20)+"\n")
 	deepCfg := write("deep-config.yaml", "profiles: "+strings.Repeat("[", 40_000)+"\n")
 	endless := write("endless-key.yaml", "profiles:\n  p:\n    base_url: http://127.0.0.1:9/v1\n    model: m\n    api_key_cmd: yes sk-probe-secret-000000000000\n")
@@ -82,6 +83,8 @@ func TestLimitsProbes(t *testing.T) {
 			"/dev/zero: too large: the config file holds at most 1 MiB\n"},
 		{"a 9 MiB role", []string{"prompt", "--context", bigRole}, nil, 2,
 			bigRole + ": too large: a context file holds at most 8 MiB\n"},
+		{"8 MiB of one-line hints, invalid on the last line", []string{"prompt", "--context", manyHints}, nil, 2,
+			manyHints + ":100001:11: too many values (more than 300000)\n"},
 		{"flow mappings 50,000 deep", []string{"prompt", "--context", deepFlow}, nil, 2,
 			deepFlow + ":2:399: nesting is too deep (more than 100 levels)\n"},
 		{"block lists 40,000 deep", []string{"prompt", "--context", deepBlock}, nil, 2,

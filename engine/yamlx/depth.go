@@ -18,22 +18,31 @@ const MaxDepth = 100
 // tooDeep is the message for input nested deeper than MaxDepth.
 var tooDeep = fmt.Sprintf("nesting is too deep (more than %d levels)", MaxDepth)
 
-// scanDepth scans data for collections nested deeper than MaxDepth and returns the line
-// and column (1-based, in characters) of the one that goes past it; ok is false when there
-// is none. It counts flow collections ([…] and {…}) outside quoted, plain and block
+// MaxValues is the most values (scalars, collections and aliases, as written: an alias
+// counts once) a YAML input may hold: 300,000, 100,000 one-line hints or a script of
+// 30,000 turns. yaml.v3 needs about 160 bytes of memory per value, so this bounds what a
+// file costs before it is refused (8 MiB of one-line hints, 2.8 million values, took 450
+// MB to be found invalid on its last line; 500,000 values 115 MB). More is refused with
+// "too many values (more than 300000)" where the count goes past it, before any parser
+// runs.
+const MaxValues = 300_000
+
+// scanDepth scans data for collections nested deeper than MaxDepth, or more than
+// MaxValues values, and returns the line and column (1-based, in characters) of the token
+// that goes past the limit, and the message; msg is "" when there is none. It counts flow collections ([…] and {…}) outside quoted, plain and block
 // scalars and comments, and block collections by the columns of their entries (`- `,
 // `? `, `key: `), compact ones (`- - - x`) included: yaml.v3 too needs memory that grows
 // with the square of the depth of those. The scan is linear and allocates little. It
 // follows YAML's rules closely enough for the files ctxlab reads; where it is unsure (a
 // quoted scalar spanning lines in block context) it errs toward counting, so it may refuse
 // odd input but never lets deep nesting through to a parser.
-func scanDepth(data []byte) (line, col int, ok bool) {
-	return scanDepthLimit(data, MaxDepth)
+func scanDepth(data []byte) (line, col int, msg string) {
+	return scanDepthLimit(data, MaxDepth, MaxValues)
 }
 
-// scanDepthLimit is scanDepth with another limit than MaxDepth (for tests).
-func scanDepthLimit(data []byte, limit int) (line, col int, ok bool) {
-	s := &depthScan{data: data, line: 1, col: 1, limit: limit}
+// scanDepthLimit is scanDepth with other limits than MaxDepth and MaxValues (for tests).
+func scanDepthLimit(data []byte, limit, maxValues int) (line, col int, msg string) {
+	s := &depthScan{data: data, line: 1, col: 1, limit: limit, maxValues: maxValues}
 	return s.run()
 }
 
@@ -65,6 +74,8 @@ type depthScan struct {
 	// base is the number of block collections around the flow collections open.
 	base  int
 	limit int // MaxDepth
+	// values counts the values started so far, up to maxValues.
+	values, maxValues int
 }
 
 // entry records a block collection entry at column c and reports whether it nests deeper
@@ -124,7 +135,7 @@ func (s *depthScan) skipLine() {
 	}
 }
 
-func (s *depthScan) run() (int, int, bool) {
+func (s *depthScan) run() (int, int, string) {
 	s.newLine()
 	for s.i < len(s.data) {
 		c := s.data[s.i]
@@ -171,13 +182,24 @@ func (s *depthScan) run() (int, int, bool) {
 		line, col := s.line, s.col
 		if s.depth == 0 {
 			if at, deep := s.block(c); deep {
-				return line, at + 1, true
+				return line, at + 1, tooDeepFor(s.limit)
 			}
 		} else if s.flow(c) {
-			return line, col, true
+			return line, col, tooDeepFor(s.limit)
+		}
+		if s.values > s.maxValues {
+			return line, col, fmt.Sprintf("too many values (more than %d)", s.maxValues)
 		}
 	}
-	return 0, 0, false
+	return 0, 0, ""
+}
+
+// tooDeepFor is the message for nesting deeper than limit.
+func tooDeepFor(limit int) string {
+	if limit == MaxDepth {
+		return tooDeep
+	}
+	return fmt.Sprintf("nesting is too deep (more than %d levels)", limit)
 }
 
 // marker reports whether a document marker (--- or ...) starts here.
@@ -203,6 +225,7 @@ func (s *depthScan) block(c byte) (int, bool) {
 	switch {
 	case (c == '-' || c == '?') && blank(s.peek(1)):
 		s.nodeStart = true
+		s.values++
 		s.next()
 		return col, s.entry(col)
 	case c == ':' && blank(s.peek(1)):
@@ -213,18 +236,24 @@ func (s *depthScan) block(c byte) (int, bool) {
 		}
 		return col, s.entry(col)
 	case c == '!' || c == '&' || c == '*':
+		if c == '*' {
+			s.values++
+		}
 		s.skipProperty()
 	case (c == '|' || c == '>') && s.blockHeader():
+		s.values++
 		s.blockScalar, s.blockIndent = true, -1
 		if len(s.stack) > 0 {
 			s.blockIndent = s.stack[len(s.stack)-1]
 		}
 		s.skipLine()
 	case c == '\'' || c == '"':
+		s.values++
 		s.quoted(c)
 		s.tokStart = col
 		s.nodeStart = false
 	case c == '[' || c == '{':
+		s.values++
 		s.tokStart = col
 		s.base = len(s.stack)
 		s.depth = 1
@@ -232,6 +261,7 @@ func (s *depthScan) block(c byte) (int, bool) {
 		s.next()
 		return col, s.base+s.depth > s.limit
 	default:
+		s.values++
 		s.plain = true
 		s.tokStart = col
 		s.next()
@@ -244,6 +274,7 @@ func (s *depthScan) block(c byte) (int, bool) {
 func (s *depthScan) flow(c byte) bool {
 	switch {
 	case c == '[' || c == '{':
+		s.values++
 		s.depth++
 		s.nodeStart = true
 		s.next()
@@ -262,11 +293,18 @@ func (s *depthScan) flow(c byte) bool {
 		s.nodeStart = true
 		s.next()
 	case (c == '\'' || c == '"') && s.nodeStart:
+		s.values++
 		s.quoted(c)
 		s.nodeStart = false
 	case c == '!' || c == '&' || c == '*':
+		if c == '*' {
+			s.values++
+		}
 		s.skipProperty()
 	default:
+		if s.nodeStart {
+			s.values++ // a plain scalar starts
+		}
 		s.nodeStart = false
 		s.next()
 	}

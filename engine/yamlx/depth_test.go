@@ -2,6 +2,7 @@ package yamlx
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -129,11 +130,68 @@ func FuzzScanDepth(f *testing.F) {
 		if err != nil || n == nil {
 			return
 		}
-		if _, _, deep := scanDepthLimit(data, limit); deep {
+		if _, _, msg := scanDepthLimit(data, limit, MaxValues); msg != "" {
 			return
 		}
 		if d := treeDepthLimit(n, 0, 2*limit+1); d != nil {
 			t.Fatalf("the scan let through %q, nested deeper than %d at %d:%d", data, 2*limit+1, d.Line, d.Column)
 		}
 	})
+}
+
+// TestParseLargeInvalidBounded: a large file yaml.v3 rejects is not handed to goccy/go-yaml,
+// which needs about 150 bytes per byte of input; yaml.v3's error is given, at the line it
+// names (for an unclosed flow collection, the line before the one that opens it: yaml.v3
+// counts that line from 0).
+func TestParseLargeInvalidBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name, doc, want string
+	}{
+		{"just over the goccy bound", strings.Repeat("- x\n", maxGoccyInput/4) + "- [a\n",
+			"f.yaml:65536:1: invalid YAML: did not find expected ',' or ']'"},
+		{"8 MiB, more values than MaxValues", "system:\n" + strings.Repeat("  - hint: x\n", (8<<20)/12-10) + "  - hint: [a\n",
+			"f.yaml:100001:11: too many values (more than 300000)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := Parse("f.yaml", []byte(tc.doc))
+			runtime.ReadMemStats(&after)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("got %v, want %q", err, tc.want)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 100<<20 {
+				t.Errorf("allocated %d MB, want under 100 MB", alloc>>20)
+			}
+		})
+	}
+}
+
+func TestScanValues(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		want string // "" = under the limit of 4 values
+	}{
+		{"a: [1, 2]\n", ""},
+		{"a: [1, 2, 3]\n", "1:11: too many values (more than 4)"},
+		{"- a\n- b\n- c\n", "3:1: too many values (more than 4)"},
+		{"a: 'x'\nb: \"y\"\nc: 1\n", "3:1: too many values (more than 4)"},
+		{"a: |\n  x\n  y\n  z\nb: c\n", ""},
+		{"a: |\n  x\nb: c\nd: e\n", "4:1: too many values (more than 4)"},
+		{"a: &x 1\nb: *x\n", ""},
+		{"a: {b: 1, c: d}\n", "1:11: too many values (more than 4)"},
+		{"# a b c d e f\na: b # c d e f\n", ""},
+		{"a: \"b c d e f g\"\n", ""},
+		{"a: b c d e f g\n", ""},
+	} {
+		line, col, msg := scanDepthLimit([]byte(tc.doc), MaxDepth, 4)
+		got := ""
+		if msg != "" {
+			got = fmt.Sprintf("%d:%d: %s", line, col, msg)
+		}
+		if got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.doc, got, tc.want)
+		}
+	}
 }

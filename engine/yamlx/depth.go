@@ -10,9 +10,9 @@ import (
 
 // MaxDepth is the deepest nesting of collections (mappings and lists, block or flow style)
 // a YAML input may have. Deeper input is refused with "nesting is too deep (more than 100
-// levels)" at the collection that goes past it, before any parser sees flow collections
-// that deep: the goccy/go-yaml fallback needs memory that grows with the square of the
-// depth (gigabytes at 40,000 levels).
+// levels)" at the collection that goes past it, before any parser sees it: yaml.v3 (for
+// compact block lists) and goccy/go-yaml (for flow collections) need memory that grows with
+// the square of the depth, gigabytes at 40,000 levels.
 const MaxDepth = 100
 
 // tooDeep is the message for input nested deeper than MaxDepth.
@@ -29,13 +29,14 @@ const MaxValues = 300_000
 
 // scanDepth scans data for collections nested deeper than MaxDepth, or more than
 // MaxValues values, and returns the line and column (1-based, in characters) of the token
-// that goes past the limit, and the message; msg is "" when there is none. It counts flow collections ([…] and {…}) outside quoted, plain and block
-// scalars and comments, and block collections by the columns of their entries (`- `,
-// `? `, `key: `), compact ones (`- - - x`) included: yaml.v3 too needs memory that grows
-// with the square of the depth of those. The scan is linear and allocates little. It
-// follows YAML's rules closely enough for the files ctxlab reads; where it is unsure (a
-// quoted scalar spanning lines in block context) it errs toward counting, so it may refuse
-// odd input but never lets deep nesting through to a parser.
+// that goes past the limit, and the message; msg is "" when there is none. It counts flow
+// collections ([…] and {…}) outside quoted, plain and block scalars and comments, and
+// block collections by the columns of their entries (`- `, `? `, `key: `), compact ones
+// (`- - - x`) included. The scan is linear and allocates little. It follows YAML's rules
+// closely enough for the files ctxlab reads; where it is unsure (a quoted scalar spanning
+// lines in block context) it errs toward counting, so it may refuse odd input but never
+// lets deep nesting through to a parser. It may count a block list written at the column
+// of its key as one level with the mapping: the tree walk after parsing counts exactly.
 func scanDepth(data []byte) (line, col int, msg string) {
 	return scanDepthLimit(data, MaxDepth, MaxValues)
 }

@@ -57,8 +57,9 @@ var knownDifferences = []*regexp.Regexp{
 	// "[?00]" is a plain scalar for goccy (rightly), a key for yaml.v3.
 	regexp.MustCompile(`(?m)^[ -]*[?:]|[\[{,]\s*\?`),
 	// A tag that ends the input ("!0", "a: !t" without a line break) or a line with an
-	// empty node ("- !\n-"): goccy drops it or takes the next line as its node.
-	regexp.MustCompile(`![^\s]*[ \t]*(#.*)?(\n|\z)`),
+	// empty node ("- !\n-", "0: ! &00\n0:", an anchor after the tag): goccy drops it or
+	// takes the next line as its node.
+	regexp.MustCompile(`![^\s]*([ \t]+&[^\s]*)?[ \t]*(#.*)?(\n|\z)`),
 	// An anchor or alias name with a ':' ("&0: 00"): the YAML spec allows it, goccy reads it
 	// so, yaml.v3 ends the name at the ':'.
 	regexp.MustCompile(`[&*][^\s,\[\]{}]*:`),

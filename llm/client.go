@@ -8,6 +8,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -217,8 +218,11 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 			resp.Body = io.NopCloser(bytes.NewReader(body))
 			a.errBody = string(body)
+		case resp.StatusCode < 300 && req.Method == http.MethodGet:
+			// An answer read whole (the model list), not a stream: bound it all.
+			resp.Body = &sizeLimiter{ReadCloser: resp.Body, left: MaxResponse}
 		case resp.StatusCode < 300:
-			resp.Body = &doneWatcher{ReadCloser: resp.Body, a: a}
+			resp.Body = &doneWatcher{ReadCloser: &lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine}, a: a}
 		}
 	}
 	return resp, err
@@ -226,6 +230,84 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 
 // maxErrorBody bounds the error body read from a server.
 const maxErrorBody = 1 << 20
+
+// MaxStreamLine bounds one line of a server's event stream (or of any 2xx answer): 8 MiB,
+// far more than any chunk of a reply. A longer line fails the stream with a
+// KindMalformed *Error naming the server ("malformed stream from URL: a line of the stream
+// is longer than 8 MiB"), in bounded memory, where reading it whole would need as much
+// memory as the server cares to send.
+const MaxStreamLine = 8 << 20
+
+// ErrLineTooLong is the error (inside an *Error) for a stream line longer than
+// MaxStreamLine.
+var ErrLineTooLong = fmt.Errorf("a line of the stream is longer than %d MiB", MaxStreamLine>>20)
+
+// MaxResponse bounds an answer that is read whole rather than streamed (the model list):
+// 8 MiB, far more than any server's list. A longer one fails with a KindResponse *Error naming
+// the server ("invalid response from URL: the answer is larger than 8 MiB").
+const MaxResponse = 8 << 20
+
+// ErrResponseTooLarge is the error (inside an *Error) for an answer longer than
+// MaxResponse.
+var ErrResponseTooLarge = fmt.Errorf("the answer is larger than %d MiB", MaxResponse>>20)
+
+// sizeLimiter fails the read that would go past left bytes.
+type sizeLimiter struct {
+	io.ReadCloser
+	left int
+	over bool
+}
+
+func (l *sizeLimiter) Read(p []byte) (int, error) {
+	if l.over {
+		return 0, ErrResponseTooLarge
+	}
+	if len(p) > l.left+1 {
+		p = p[:l.left+1] // one byte more tells a longer answer from one of exactly left bytes
+	}
+	n, err := l.ReadCloser.Read(p)
+	if n > l.left {
+		l.over = true
+		return 0, ErrResponseTooLarge
+	}
+	l.left -= n
+	return n, err
+}
+
+// lineLimiter fails the read that would take a line (the bytes since the last line
+// break) past max bytes: the input is handed on up to the first byte too many, then every
+// read returns ErrLineTooLong.
+type lineLimiter struct {
+	io.ReadCloser
+	max  int
+	run  int // bytes of the current line handed on
+	over bool
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	if l.over {
+		return 0, ErrLineTooLong
+	}
+	n, err := l.ReadCloser.Read(p)
+	for k := 0; k < n; {
+		i := bytes.IndexByte(p[k:n], '\n')
+		end := n // end of the current line's bytes in this read
+		if i >= 0 {
+			end = k + i
+		}
+		if l.run+end-k > l.max {
+			l.over = true
+			return k + l.max - l.run, nil // up to the first byte too many
+		}
+		if i < 0 {
+			l.run += end - k
+			break
+		}
+		l.run = 0
+		k = end + 1
+	}
+	return n, err
+}
 
 // doneWatcher notes whether the stream's last bytes are the `data: [DONE]` terminator, so
 // a stream closed cleanly without it can be told from a complete one.

@@ -42,7 +42,7 @@ func (c *Client) modelsOnce(ctx context.Context, a *attempt) ([]string, *Error) 
 		}
 		var syntax *json.SyntaxError
 		var typ *json.UnmarshalTypeError
-		if e.Kind == KindTransport && (errors.As(err, &syntax) || errors.As(err, &typ)) {
+		if e.Kind == KindTransport && (errors.As(err, &syntax) || errors.As(err, &typ) || errors.Is(err, ErrResponseTooLarge)) {
 			e.Kind = KindResponse
 		}
 		return nil, e

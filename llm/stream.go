@@ -193,7 +193,8 @@ func (c *Client) streamError(err error, actx context.Context) *Error {
 		if api.Message == "" {
 			e.Message = fmt.Sprint(api.Code)
 		}
-	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, openai.ErrTooManyEmptyStreamMessages),
+		errors.Is(err, ErrLineTooLong):
 		e.Kind = KindMalformed
 	case errors.Is(err, io.EOF):
 		e.Err = errEnded

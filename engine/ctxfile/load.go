@@ -14,10 +14,14 @@ import (
 	"github.com/ctxlab/ctxlab/predicates"
 )
 
-// Load reads and validates the context file at path.
+// Load reads and validates the context file at path (at most yamlx.MaxFileSize bytes).
 func Load(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadFile(path, "a context file", yamlx.MaxFileSize)
 	if err != nil {
+		var de *diag.Error
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, &diag.Error{File: path, Msg: "no such file"}
 		}

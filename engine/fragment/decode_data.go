@@ -3,6 +3,7 @@ package fragment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"regexp"
@@ -271,7 +272,7 @@ func readFile(path string) (text, msg string) {
 	case fi.Size() > maxFileBytes:
 		return "", fmt.Sprintf("file too large (%d bytes, at most %d)", fi.Size(), maxFileBytes)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readAtMost(path, maxFileBytes)
 	if err != nil {
 		return "", fsMessage(err, "file")
 	}
@@ -321,4 +322,15 @@ func (d *decoder) skills(key, val *yaml.Node) (Fragment, bool) {
 		return Fragment{}, false
 	}
 	return SkillsFragment(skills), true
+}
+
+// readAtMost reads up to limit+1 bytes of the file at path: a file that grew after its size
+// was checked is still read in bounded memory.
+func readAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit+1))
 }

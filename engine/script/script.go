@@ -5,7 +5,7 @@ package script
 
 import (
 	"encoding/json"
-	"os"
+	"errors"
 	"path/filepath"
 	"strings"
 	"time"
@@ -82,10 +82,14 @@ type Tool struct {
 	Failed bool
 }
 
-// Load reads and parses a script file.
+// Load reads and parses a script file (at most yamlx.MaxFileSize bytes).
 func Load(path string) (*Script, error) {
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadFile(path, "a script", yamlx.MaxFileSize)
 	if err != nil {
+		var de *diag.Error
+		if errors.As(err, &de) {
+			return nil, err
+		}
 		return nil, &diag.Error{File: path, Msg: "cannot read script: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
 	}
 	return Parse(path, data)

@@ -87,8 +87,11 @@ func (w *walker) block() bool {
 // restBlank reports whether the rest of the current line is blank (flow scalars drop
 // trailing blanks before a line break; block scalars keep them).
 func (w *walker) restBlank() bool {
+	if w.i >= len(w.raw) {
+		return true // also past the end: a node yaml.v3 placed after its line's text
+	}
 	if w.block() {
-		return w.i >= len(w.raw)
+		return false
 	}
 	return len(bytes.Trim(w.raw[w.i:], " \t")) == 0
 }

@@ -260,8 +260,8 @@ func writeJSON(buf *bytes.Buffer, n *yaml.Node, depth int, budget *int) error {
 		buf.WriteString("null")
 		return nil
 	}
-	if depth > 100 {
-		return nodeErrorf(n, "nesting is too deep")
+	if depth > MaxDepth {
+		return nodeErrorf(n, "%s", tooDeep)
 	}
 	if *budget--; *budget < 0 {
 		return nodeErrorf(n, "too many values (aliases expand to more than %d)", maxJSONNodes)

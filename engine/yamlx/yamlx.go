@@ -21,21 +21,40 @@ import (
 
 var lineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// maxGoccyInput bounds the input given to goccy/go-yaml when yaml.v3 rejects it: goccy
+// needs about 150 bytes of memory per byte of input (a 1 MiB file with an error on its last
+// line took 170 MB, 8 MiB 1.2 GB). A longer input gets yaml.v3's error, at the start of
+// the line it names, and the YAML only goccy reads (a `?` ending a plain scalar in a flow
+// mapping) is an error there.
+const maxGoccyInput = 256 << 10
+
 // Parse parses one YAML document and returns its root node (nil for an empty document, or
 // one that holds only null, like a lone `---`).
 // A syntax error is a *diag.Error with the line and column of the problem.
+//
+// Input nested deeper than MaxDepth ("nesting is too deep") or holding more than MaxValues
+// values ("too many values") is refused before it is parsed.
 func Parse(file string, data []byte) (*yaml.Node, error) {
+	if line, col, msg := scanDepth(data); msg != "" {
+		return nil, diag.Errorf(file, line, col, "%s", msg)
+	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
+		if len(data) > maxGoccyInput {
+			return nil, syntaxError(file, err, nil)
+		}
 		// yaml.v3 rejects some valid YAML; goccy/go-yaml reads it, or says where it is wrong.
 		n, gerr := parseGoccy(data)
 		var pe *posError
 		switch {
 		case gerr == nil:
+			if d := treeDepth(n, 0); d != nil {
+				return nil, diag.Errorf(file, d.Line, d.Column, "%s", tooDeep)
+			}
 			if IsNull(n) {
 				return nil, nil
 			}
@@ -51,6 +70,9 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 	}
 	if len(doc.Content) == 0 || IsNull(doc.Content[0]) {
 		return nil, nil
+	}
+	if d := treeDepth(doc.Content[0], 0); d != nil {
+		return nil, diag.Errorf(file, d.Line, d.Column, "%s", tooDeep)
 	}
 	return doc.Content[0], nil
 }

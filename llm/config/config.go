@@ -34,6 +34,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/yamlx"
 	"github.com/ctxlab/ctxlab/llm/tokens"
 )
 
@@ -351,6 +352,10 @@ func resolveKey(s *Settings, in Inputs, prof *Profile, cfgSrc string, env func(s
 	return nil
 }
 
+// MaxFileSize caps the config file: 1 MiB, room for thousands of profiles; a longer file is
+// refused ("too large: the config file holds at most 1 MiB").
+const MaxFileSize = 1 << 20
+
 // loadConfig reads the config file: Flags.Config, else $CTXLAB_CONFIG, else the default
 // path. A missing default file is no config; a missing named file is an error.
 func loadConfig(in Inputs, lookup func(string) (string, bool)) (*File, error) {
@@ -372,10 +377,13 @@ func loadConfig(in Inputs, lookup func(string) (string, bool)) (*File, error) {
 		}
 		path = filepath.Join(d, "ctxlab", "config.yaml")
 	}
-	data, err := os.ReadFile(path)
+	data, err := yamlx.ReadFile(path, "the config file", MaxFileSize)
+	var tooLarge *diag.Error
 	switch {
 	case err == nil:
 		return Parse(path, data)
+	case errors.As(err, &tooLarge):
+		return nil, err
 	case errors.Is(err, fs.ErrNotExist) && named == "":
 		return nil, nil
 	case named != "":

@@ -486,10 +486,15 @@ func TestKeyCmd(t *testing.T) {
 	}{
 		{name: "success", cmd: "echo '  sk-cmd-0000000000001234  '", want: "sk-cmd-0000000000001234"},
 		{name: "first line", cmd: "printf 'sk-first-line-00000000\\nlogin: me\\n'", want: "sk-first-line-00000000"},
-		{name: "failure names the command, not the output", cmd: "echo sk-leaked-000000000000; echo 'gpg: decryption failed' >&2; exit 2",
-			wantErr: `command "echo sk-leaked-000000000000; echo 'gpg: decryption failed' >&2; exit 2" failed: exit status 2: gpg: decryption failed`},
-		{name: "no output", cmd: "true", wantErr: `command "true" printed no key`},
-		{name: "timeout", cmd: "sleep 5", wantErr: `command "sleep 5" timed out after 300ms`},
+		{name: "failure gives the exit status, not the command nor its output",
+			cmd:     "echo sk-leaked-000000000000; echo 'gpg: sk-leaked-000000000000 decryption failed' >&2; exit 2",
+			wantErr: `the command failed with exit status 2 (its output is not shown: it may hold the key)`},
+		{name: "killed", cmd: "kill -9 $$", wantErr: `the command failed with signal: killed (its output is not shown: it may hold the key)`},
+		{name: "no output", cmd: "true", wantErr: `the command printed no key`},
+		{name: "timeout", cmd: "sleep 5", wantErr: `the command timed out after 300ms`},
+		{name: "endless output", cmd: "yes sk-leaked-000000000000", wantErr: `the command printed more than 64 KiB; it must print the key only`},
+		{name: "endless output without a line break", cmd: "cat /dev/zero", wantErr: `the command printed more than 64 KiB; it must print the key only`},
+		{name: "output just under the cap", cmd: "printf 'sk-cap-000000000000\\n'; head -c 65000 /dev/zero", want: "sk-cap-000000000000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -502,8 +507,8 @@ func TestKeyCmd(t *testing.T) {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Fatalf("error = %v, want %q", err, tt.wantErr)
 				}
-				if strings.Contains(err.Error(), "sk-leaked") && !strings.Contains(tt.cmd, "sk-leaked") {
-					t.Errorf("error %q shows the command's output", err)
+				if strings.Contains(err.Error(), "sk-leaked") || strings.Contains(err.Error(), tt.cmd) {
+					t.Errorf("error %q shows the command or its output", err)
 				}
 				return
 			}
@@ -513,10 +518,11 @@ func TestKeyCmd(t *testing.T) {
 		})
 	}
 	// Through Resolve, the error names the profile.
-	in := setup(t, "profiles: {p: {api_key_cmd: 'exit 1'}}", nil)
+	in := setup(t, "profiles: {p: {api_key_cmd: 'echo sk-leaked-000000000000 >&2; exit 1'}}", nil)
 	_, err := Resolve(in)
-	if err == nil || !strings.HasPrefix(err.Error(), "config ~/.config/ctxlab/config.yaml profile p api_key_cmd: command \"exit 1\" failed") {
-		t.Errorf("Resolve error = %v, want it to name the profile and the command", err)
+	want := "config ~/.config/ctxlab/config.yaml profile p api_key_cmd: the command failed with exit status 1 (its output is not shown: it may hold the key)"
+	if err == nil || err.Error() != want {
+		t.Errorf("Resolve error = %v, want %q", err, want)
 	}
 }
 

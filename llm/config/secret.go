@@ -52,9 +52,34 @@ func Mask(key string) string {
 	return prefix + "…" + string(r[len(r)-4:])
 }
 
+// MaxKeyCmdOutput caps what an api_key_cmd may print: 64 KiB, far more than any key. A
+// command that prints more (a wrong command, `yes`) is stopped and refused.
+const MaxKeyCmdOutput = 64 << 10
+
+// errKeyCmdOutput stops the copy of a command's output past MaxKeyCmdOutput.
+var errKeyCmdOutput = errors.New("output too long")
+
+// cappedBuffer keeps up to max bytes and fails the write that goes past them, which closes
+// the pipe: the command gets EPIPE (or SIGPIPE) and stops.
+type cappedBuffer struct {
+	buf  bytes.Buffer
+	max  int
+	over bool
+}
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if room := c.max - c.buf.Len(); len(p) > room {
+		c.buf.Write(p[:room])
+		c.over = true
+		return room, errKeyCmdOutput
+	}
+	return c.buf.Write(p)
+}
+
 // runKeyCmd runs an api_key_cmd with sh -c (cmd /C on Windows) and returns the first line
-// of its trimmed standard output. Its errors name the command and quote its standard
-// error, never its standard output, which may hold the key.
+// of its trimmed standard output, read up to MaxKeyCmdOutput. Its errors give the exit
+// status, never the command line nor anything the command printed (its standard error is
+// discarded): either may hold the key. The caller names the profile.
 func runKeyCmd(ctx context.Context, command string, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -63,37 +88,28 @@ func runKeyCmd(ctx context.Context, command string, timeout time.Duration) (stri
 		shell, flag = "cmd", "/C"
 	}
 	cmd := exec.CommandContext(ctx, shell, flag, command)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout := &cappedBuffer{max: MaxKeyCmdOutput}
+	cmd.Stdout = stdout // Stderr nil: discarded
 	// A child that outlives the shell keeps the pipes open: stop waiting for it.
 	cmd.WaitDelay = 200 * time.Millisecond
 	err := cmd.Run()
+	var exit *exec.ExitError
 	switch {
+	case stdout.over:
+		return "", fmt.Errorf("the command printed more than %d KiB; it must print the key only", MaxKeyCmdOutput>>10)
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "", fmt.Errorf("command %q timed out after %s", command, timeout)
+		return "", fmt.Errorf("the command timed out after %s", timeout)
+	case errors.As(err, &exit):
+		return "", fmt.Errorf("the command failed with %s (its output is not shown: it may hold the key)", exit.ProcessState)
 	case err != nil:
-		msg := lastLine(stderr.String())
-		if msg != "" {
-			return "", fmt.Errorf("command %q failed: %w: %s", command, err, msg)
-		}
-		return "", fmt.Errorf("command %q failed: %w", command, err)
+		return "", fmt.Errorf("the command could not run: %w", err)
 	}
-	out := strings.TrimSpace(stdout.String())
+	out := strings.TrimSpace(stdout.buf.String())
 	if i := strings.IndexAny(out, "\r\n"); i >= 0 {
 		out = strings.TrimSpace(out[:i])
 	}
 	if out == "" {
-		return "", fmt.Errorf("command %q printed no key", command)
+		return "", errors.New("the command printed no key")
 	}
 	return out, nil
-}
-
-// lastLine returns the last non-empty line of s, at most 200 bytes.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	l := strings.TrimSpace(lines[len(lines)-1])
-	if len(l) > 200 {
-		l = l[:200] + "…"
-	}
-	return l
 }

@@ -1,0 +1,178 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestLineLimiter(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		max     int
+		want    string
+		wantErr bool
+	}{
+		{"short lines", "ab\ncd\n", 3, "ab\ncd\n", false},
+		{"a line at the limit", "abc\nabc", 3, "abc\nabc", false},
+		{"a line past the limit", "ab\nabcd\nef\n", 3, "ab\nabc", true},
+		{"the last line past the limit", "ab\nabcd", 3, "ab\nabc", true},
+		{"no line break at all", strings.Repeat("x", 100), 10, strings.Repeat("x", 10), true},
+		{"a line past the limit after long ones", "abc\nabc\nabcdef\n", 3, "abc\nabc\nabc", true},
+		{"empty", "", 3, "", false},
+	} {
+		for name, wrap := range map[string]func(io.Reader) io.Reader{
+			"whole":    func(r io.Reader) io.Reader { return r },
+			"one byte": iotest.OneByteReader,
+			"half":     iotest.HalfReader,
+		} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				l := &lineLimiter{ReadCloser: io.NopCloser(wrap(strings.NewReader(tc.in))), max: tc.max}
+				got, err := io.ReadAll(l)
+				if string(got) != tc.want || errors.Is(err, ErrLineTooLong) != tc.wantErr || (err != nil && !tc.wantErr) {
+					t.Fatalf("got %q, %v; want %q, line too long %v", got, err, tc.want, tc.wantErr)
+				}
+			})
+		}
+	}
+}
+
+// hugeLine writes `data: ` and then n bytes without a line break, until n are sent or the
+// client stops reading.
+func hugeLine(w http.ResponseWriter, n int) {
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	if _, err := io.WriteString(w, "data: "); err != nil {
+		return
+	}
+	for sent := 0; sent < n; sent += len(chunk) {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+// TestStreamLineTooLong is the probe of issue 12: a server sending one line of 1 GB
+// without a line break drove the process to 4 GB. The stream fails after MaxStreamLine
+// bytes of the line, naming the server, with the text that arrived before kept.
+func TestStreamLineTooLong(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		before   []string
+		wantText string
+	}{
+		{"after the first token", []string{roleChunk, textChunk("Hi")}, "Hi"},
+		{"before any chunk", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				sse(w)
+				send(w, tc.before...)
+				hugeLine(w, 200<<20)
+			})
+			c, _ := newTestClient(srv.URL, nil)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r, err := c.Stream(context.Background(), hello(), nil)
+			runtime.ReadMemStats(&after)
+			e := asError(t, err)
+			want := "malformed stream from " + srv.URL + "/v1: a line of the stream is longer than 8 MiB"
+			if e.Kind != KindMalformed || err.Error() != want {
+				t.Fatalf("got %v (kind %d), want %q", err, e.Kind, want)
+			}
+			// The server answered 200: the reply began, and is kept as interrupted.
+			if r.Text != tc.wantText || !r.Interrupted || r.Attempts != 1 {
+				t.Errorf("got text %q interrupted %v attempts %d, want %q true 1", r.Text, r.Interrupted, r.Attempts, tc.wantText)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Errorf("allocated %d MB for a 200 MB line, want under 64 MB", alloc>>20)
+			}
+		})
+	}
+}
+
+// TestStreamLongLineUnderTheLimit checks that a line just under MaxStreamLine (a long
+// comment line, then the reply) is read.
+func TestStreamLongLineUnderTheLimit(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+		sse(w)
+		send(w, ": "+strings.Repeat("x", MaxStreamLine-3)+"\n", roleChunk, textChunk("ok"), finishChunk("stop"), done)
+	})
+	c, _ := newTestClient(srv.URL, nil)
+	r, err := c.Stream(context.Background(), hello(), nil)
+	if err != nil || r.Text != "ok" {
+		t.Fatalf("got %q, %v; want ok", r.Text, err)
+	}
+}
+
+func TestSizeLimiter(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		in      string
+		left    int
+		wantErr bool
+	}{
+		{"under", "abc", 5, false},
+		{"exactly", "abcde", 5, false},
+		{"one byte over", "abcdef", 5, true},
+		{"far over", strings.Repeat("x", 1000), 5, true},
+		{"empty", "", 0, false},
+	} {
+		for name, wrap := range map[string]func(io.Reader) io.Reader{
+			"whole":    func(r io.Reader) io.Reader { return r },
+			"one byte": iotest.OneByteReader,
+		} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				l := &sizeLimiter{ReadCloser: io.NopCloser(wrap(strings.NewReader(tc.in))), left: tc.left}
+				got, err := io.ReadAll(l)
+				if tc.wantErr {
+					if !errors.Is(err, ErrResponseTooLarge) || len(got) > tc.left {
+						t.Fatalf("got %d bytes, %v; want at most %d bytes and ErrResponseTooLarge", len(got), err, tc.left)
+					}
+					return
+				}
+				if err != nil || string(got) != tc.in {
+					t.Fatalf("got %q, %v; want %q", got, err, tc.in)
+				}
+			})
+		}
+	}
+}
+
+// TestModelsTooLarge: a server answering the model list with 200 MB (in lines) fails
+// after MaxResponse bytes, naming the server, in bounded memory.
+func TestModelsTooLarge(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+		w.Header().Set("Content-Type", "application/json")
+		if _, err := io.WriteString(w, `{"object":"list","data":[`+"\n"); err != nil {
+			return
+		}
+		line := []byte(strings.Repeat(`{"id":"m","object":"model"},`+"\n", 2000))
+		for sent := 0; sent < 200<<20; sent += len(line) {
+			if _, err := w.Write(line); err != nil {
+				return
+			}
+		}
+	})
+	c, _ := newTestClient(srv.URL, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, err := c.Models(context.Background())
+	runtime.ReadMemStats(&after)
+	e := asError(t, err)
+	want := "invalid response from " + srv.URL + "/v1: the answer is larger than 8 MiB"
+	if e.Kind != KindResponse || err.Error() != want {
+		t.Fatalf("got %v (kind %d), want %q", err, e.Kind, want)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MB for a 200 MB answer, want under 64 MB", alloc>>20)
+	}
+}

@@ -31,7 +31,7 @@ func (a *app) replayCommand() *cobra.Command {
 				if asJSON {
 					return lines.write(t)
 				}
-				writeTurn(out, t, userText(t.Request), "")
+				writeTurnView(out, t, userText(t.Request), "", a.view(false))
 				return nil
 			})
 			if err == nil && !asJSON {

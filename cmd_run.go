@@ -36,7 +36,7 @@ func (a *app) runCommand() *cobra.Command {
 				if st.Reply == nil {
 					source = t.Request.Model
 				}
-				writeTurn(a.stdout, &t, user, source)
+				writeTurnView(a.stdout, &t, user, source, a.view(false))
 			}
 			run.OnStep = func(_ *script.Step, what string) {
 				if !asJSON {

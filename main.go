@@ -38,7 +38,12 @@ const (
 // run executes the command line and returns the exit code: 0 success, 2 invalid input
 // (FILE:LINE:COL: message on stderr, nothing written), 1 any other failure.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&app{stdin: stdin, stdout: stdout, stderr: stderr, terminal: fileTerminal}).execute(ctx, args)
+}
+
+// execute runs the command line on a's streams and returns the exit code (see run).
+func (app *app) execute(ctx context.Context, args []string) int {
+	stdout, stderr, stdin := app.stdout, app.stderr, app.stdin
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -74,6 +79,8 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	flags          globalFlags
+	// terminal reports whether w is a terminal, and its width (nil: never one).
+	terminal func(w io.Writer) (width int, ok bool)
 }
 
 // globalFlags are the flags every command accepts.

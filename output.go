@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
@@ -79,6 +81,44 @@ func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trac
 // did not and why (grouped), the instructions applied, the reply (labelled with where it
 // came from, when known) and the tokens. Everything it prints is made inert.
 func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
+	writeTurnView(w, t, user, source, turnView{})
+}
+
+// turnView is how a turn's block is laid out: Width is the terminal's width to wrap long
+// lines to (0: not a terminal, lines are not wrapped); ShowMessages adds the final user
+// message as sent (reminders baked in) and the system-placement message.
+type turnView struct {
+	Width        int
+	ShowMessages bool
+}
+
+// labelWidth is the width of the labels of a turn's block ("  assistant:       ").
+const labelWidth = 2 + 16 + 1
+
+// writeBlock prints text under label: its first line beside the label, the others (its
+// own lines, and the pieces of a line wrapped to width when width is not 0) indented
+// under it. text is made inert first.
+func writeBlock(w io.Writer, label, text string, width int) {
+	text = inert.Text(text)
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if width > labelWidth+10 {
+			l = ansi.Wrap(l, width-labelWidth, "")
+			lines = append(lines, strings.Split(l, "\n")...)
+			continue
+		}
+		lines = append(lines, l)
+	}
+	for i, l := range lines {
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-16s %s", label, l), " "))
+	}
+}
+
+// writeTurnView is writeTurn laid out as v says.
+func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView) {
 	w = humanOutput(w)
 	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
 	if t.ChatID != "" {
@@ -89,7 +129,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	}
 	fmt.Fprintln(w)
 	if user != "" {
-		fmt.Fprintf(w, "  %-16s %s\n", "user:", oneLine(user, 100))
+		writeBlock(w, "user:", tidyText(user), v.Width)
 	}
 	var fired, skipped, changed []string
 	quiet := map[string][]string{}
@@ -148,7 +188,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(w, "  %-16s %s\n", r+":", oneLine(strings.Join(quiet[r], ", "), 100))
+		writeBlock(w, r+":", strings.Join(quiet[r], ", "), v.Width)
 	}
 	if len(instr) > 0 {
 		writeList(w, "instructions:", instr, "")
@@ -164,7 +204,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 		writeList(w, "changed:", changed, "")
 	}
 	if a := t.Assistant; a != nil {
-		line := oneLine(a.Text, 100)
+		line := tidyText(a.Text)
 		for _, tool := range a.Tools {
 			switch tool.State {
 			case chat.ToolOutputError:
@@ -181,7 +221,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 		if source != "" {
 			line = "[" + source + "] " + line
 		}
-		fmt.Fprintf(w, "  %-16s %s\n", "assistant:", line)
+		writeBlock(w, "assistant:", line, v.Width)
 		if a.FinishReason != "" && a.FinishReason != "stop" {
 			fmt.Fprintf(w, "  %-16s %s\n", "finish:", a.FinishReason)
 		}
@@ -237,6 +277,19 @@ func formatUSD(usd float64) string {
 		return fmt.Sprintf("$%.6f", usd)
 	}
 	return fmt.Sprintf("$%.4f", usd)
+}
+
+// tidyText is s made inert with its line breaks kept: blank lines at its ends dropped,
+// and in each line the indentation kept, other runs of blanks made one space, trailing
+// blanks dropped (so that what inert removed leaves no gap).
+func tidyText(s string) string {
+	lines := strings.Split(inert.Text(s), "\n")
+	for i, l := range lines {
+		body := strings.TrimLeft(l, " \t")
+		indent := l[:len(l)-len(body)]
+		lines[i] = indent + strings.Join(strings.Fields(body), " ")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
 // oneLine flattens s to one line of at most n characters, made inert first so that the

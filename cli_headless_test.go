@@ -10,9 +10,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // runOnTerminal runs the command line in process as if its standard output were a
@@ -65,5 +68,86 @@ func TestHeadlessWholeReply(t *testing.T) {
 			}
 			checkGolden(t, "headless/"+tt.name+".txt", normaliseIDs(r.stdout))
 		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader on two goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestHeadlessStreaming checks that run, on a terminal, prints the turn's header when it
+// is sent and the reply as it arrives: the server holds its last chunk back until the
+// output shows the header and the first chunk (or a few seconds have passed).
+func TestHeadlessStreaming(t *testing.T) {
+	isolateCtxlabEnv(t)
+	started := make(chan struct{}, 1) // the first chunk is sent
+	shown := make(chan struct{})      // closed: the test has looked at the output
+	srv := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, done <-chan struct{}) {
+		sseStart(w)
+		sseLine(w, sseText("Refunds take\ntwo ", ""))
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
+		case <-shown:
+		case <-time.After(5 * time.Second):
+		case <-done:
+		}
+		sseLine(w, sseText("days.", "stop"))
+		sseLine(w, "[DONE]")
+	})
+	var out, errb syncBuffer
+	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		terminal: func(w io.Writer) (int, bool) { return 0, w == io.Writer(&out) }}
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	codec := make(chan int, 1)
+	go func() {
+		codec <- a.execute(context.Background(), []string{"run", "testdata/cli/headless/live.script.yaml",
+			"--db", db, "--base-url", srv.url, "--model", "m"})
+	}()
+	<-started
+	var early string
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if early = out.String(); strings.Contains(early, "two ") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(shown)
+	if code := <-codec; code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, errb.String())
+	}
+	for _, want := range []string{"── turn 1 · main · 2026-03-27T14:30:00Z · chat live-1\n", "user:            how do refunds work?",
+		"assistant:       [m] Refunds take\n                   two "} {
+		if !strings.Contains(early, want) {
+			t.Errorf("before the last chunk was sent, the output lacks %q:\n%s", want, early)
+		}
+	}
+	if strings.Contains(early, "days.") || strings.Contains(early, "tokens:") {
+		t.Errorf("the output shows what was not sent yet:\n%s", early)
+	}
+	checkGolden(t, "headless/streamed.txt", out.String())
+
+	// Not on a terminal, and with --json, the output is printed per turn as before.
+	db = filepath.Join(t.TempDir(), "ctxlab.db")
+	plain := runCtxlab(t, "run", "testdata/cli/headless/live.script.yaml", "--db", db, "--base-url", srv.url, "--model", "m")
+	if plain.code != 0 || !strings.Contains(plain.stdout, "assistant:       [m] Refunds take\n                   two days.\n") {
+		t.Errorf("plain output: exit %d\n%s%s", plain.code, plain.stdout, plain.stderr)
 	}
 }

@@ -19,24 +19,24 @@ func (a *app) runCommand() *cobra.Command {
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := ctxapp.ScriptRun{Path: args[0], Context: contextPath}
+			var stream *turnStream
+			if _, tty := a.stdoutTerminal(); tty && !asJSON {
+				stream = newTurnStream(a.stdout, a.view(false))
+				run.OnEvent = stream.event
+			}
 			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
 				t := res.Trace(res.Turn.ChatID)
-				if asJSON {
+				switch {
+				case asJSON:
 					_ = writeJSONLine(a.stdout, t)
-					return
+				case stream != nil:
+					stream.turn(st, &t, res.PlannedOn)
+				default:
+					if res.PlannedOn != "" {
+						fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
+					}
+					writeTurnView(a.stdout, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(false))
 				}
-				if res.PlannedOn != "" {
-					fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
-				}
-				user := st.User
-				if st.Kind == script.StepRegenerate {
-					user = "(regenerated reply)"
-				}
-				source := "scripted"
-				if st.Reply == nil {
-					source = t.Request.Model
-				}
-				writeTurnView(a.stdout, &t, user, source, a.view(false))
 			}
 			run.OnStep = func(_ *script.Step, what string) {
 				if !asJSON {

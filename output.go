@@ -120,6 +120,15 @@ func writeBlock(w io.Writer, label, text string, width int) {
 // writeTurnView is writeTurn laid out as v says.
 func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView) {
 	w = humanOutput(w)
+	writeTurnHead(w, t, user, v)
+	writeTurnTail(w, t, source, v, false)
+}
+
+// writeTurnHead prints the part of a turn's block known before it is sent: the header,
+// the user's message, the decisions and the instructions (and, for a replay, what
+// changed).
+func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
+	w = humanOutput(w)
 	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
 	if t.ChatID != "" {
 		fmt.Fprintf(w, " · chat %s", t.ChatID)
@@ -203,8 +212,18 @@ func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView
 	if len(changed) > 0 {
 		writeList(w, "changed:", changed, "")
 	}
+}
+
+// writeTurnTail prints the rest of a turn's block: the reply (its text left out when
+// streamed, since it was printed as it arrived), the finish reason, the tokens and the
+// error.
+func writeTurnTail(w io.Writer, t *engine.Trace, source string, v turnView, streamed bool) {
+	w = humanOutput(w)
 	if a := t.Assistant; a != nil {
 		line := tidyText(a.Text)
+		if streamed {
+			line = ""
+		}
 		for _, tool := range a.Tools {
 			switch tool.State {
 			case chat.ToolOutputError:
@@ -218,10 +237,15 @@ func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView
 		if a.Interrupted {
 			line += " [interrupted]"
 		}
-		if source != "" {
-			line = "[" + source + "] " + line
+		switch {
+		case !streamed:
+			if source != "" {
+				line = "[" + source + "] " + line
+			}
+			writeBlock(w, "assistant:", line, v.Width)
+		case line != "":
+			writeBlock(w, "", strings.TrimSpace(line), v.Width)
 		}
-		writeBlock(w, "assistant:", line, v.Width)
 		if a.FinishReason != "" && a.FinishReason != "stop" {
 			fmt.Fprintf(w, "  %-16s %s\n", "finish:", a.FinishReason)
 		}

@@ -159,6 +159,9 @@ type ScriptRun struct {
 	// branch operation, with a line describing it. Either may be nil.
 	OnTurn func(st *script.Step, res *engine.TurnResult)
 	OnStep func(st *script.Step, what string)
+	// OnEvent, when not nil, receives each turn's events as it runs (script.Runner's
+	// OnEvent): what a streaming output prints as the reply arrives.
+	OnEvent func(st *script.Step, chatID string, ev engine.Event)
 }
 
 // ScriptResult is a script played.
@@ -237,7 +240,7 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		return nil, err
 	}
 	res := &ScriptResult{}
-	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep}
+	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep, OnEvent: r.OnEvent}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
 		if usd := tr.CostUSD(); usd != nil {
 			res.RunCost += *usd

@@ -66,6 +66,9 @@ type Runner struct {
 	OnTurn func(st *Step, res *engine.TurnResult)
 	// OnStep is called after each branch operation, with a line describing it.
 	OnStep func(st *Step, what string)
+	// OnEvent, when not nil, receives the events of each turn as it runs (engine.Event),
+	// with the id of the script's chat.
+	OnEvent func(st *Step, chatID string, ev engine.Event)
 }
 
 // Run opens the script's chat (creating it when it does not exist, continuing it on its
@@ -136,15 +139,19 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error
 		return errors.New("no scripted reply and no model configured")
 	}
 	in := engine.UserInput{Text: st.User, At: st.At, Locale: st.Locale}
+	var opts []engine.SendOption
+	if r.OnEvent != nil {
+		opts = append(opts, engine.WithEvents(func(ev engine.Event) { r.OnEvent(st, sess.Chat().ID, ev) }))
+	}
 	var res *engine.TurnResult
 	var err error
 	switch st.Kind {
 	case StepTurn:
-		res, err = sess.Send(ctx, in, rep)
+		res, err = sess.Send(ctx, in, rep, opts...)
 	case StepEdit:
-		res, err = sess.Edit(ctx, st.Turn, in, rep)
+		res, err = sess.Edit(ctx, st.Turn, in, rep, opts...)
 	case StepRegenerate:
-		res, err = sess.Regenerate(ctx, rep, st.At)
+		res, err = sess.Regenerate(ctx, rep, st.At, opts...)
 	case StepCheckpoint:
 		err = sess.Checkpoint(ctx, st.Name)
 		r.note(st, err, "checkpoint %s at %s", st.Name, sess.Branch())

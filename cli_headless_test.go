@@ -11,7 +11,9 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -149,5 +151,87 @@ func TestHeadlessStreaming(t *testing.T) {
 	plain := runCtxlab(t, "run", "testdata/cli/headless/live.script.yaml", "--db", db, "--base-url", srv.url, "--model", "m")
 	if plain.code != 0 || !strings.Contains(plain.stdout, "assistant:       [m] Refunds take\n                   two days.\n") {
 		t.Errorf("plain output: exit %d\n%s%s", plain.code, plain.stdout, plain.stderr)
+	}
+}
+
+// runWithStdin runs the command line in process with stdin as its standard input.
+func runWithStdin(tb testing.TB, stdin string, args ...string) cliResult {
+	tb.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, strings.NewReader(stdin), &out, &errb)
+	return cliResult{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// TestHeadlessRunStdin checks run -: the script read from stdin, its context file
+// relative to the working directory, its errors at <stdin>:LINE:COL.
+func TestHeadlessRunStdin(t *testing.T) {
+	isolateCtxlabEnv(t)
+	script, err := os.ReadFile(filepath.Join("testdata", "cli", "headless", "long.script.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromFile := mustRunCtxlab(t, "run", "testdata/cli/headless/long.script.yaml", "--db", ":memory:")
+	fixed := strings.Replace(string(script), "../../demo/", "testdata/demo/", 1)
+	r := runWithStdin(t, fixed, "run", "-", "--db", ":memory:")
+	if r.code != 0 || r.stdout != fromFile {
+		t.Errorf("run -: exit %d, stdout\n%s\nwant\n%s\nstderr %s", r.code, r.stdout, fromFile, r.stderr)
+	}
+	tests := []struct {
+		name, stdin, want string
+	}{
+		{"unknown key", "context: testdata/demo/support.ctx.yaml\nturns:\n  - user: hi\n    asistant: hello\n",
+			"<stdin>:4:5: unknown key"},
+		{"empty", "", "<stdin>:1:1: the script is empty"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runWithStdin(t, tt.stdin, "run", "-", "--db", ":memory:")
+			if r.code != exitInvalid || !strings.HasPrefix(r.stderr, tt.want) || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", r.code, r.stdout, r.stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestHeadlessAsk checks ask: one message sent to the model, in a new chat without a
+// context file, or a saved one by --chat (id, prefix, last), printed as run prints a
+// turn; with no model, a usage error saying how to configure one.
+func TestHeadlessAsk(t *testing.T) {
+	isolateCtxlabEnv(t)
+	srv := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		sseStart(w)
+		sseLine(w, sseText("Refunds take two days.", "stop"))
+		sseLine(w, "[DONE]")
+	})
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	model := []string{"--db", db, "--base-url", srv.url, "--model", "m"}
+
+	r := runCtxlab(t, append([]string{"ask", "how do refunds work?"}, model...)...)
+	if r.code != 0 {
+		t.Fatalf("ask: exit %d; stderr:\n%s", r.code, r.stderr)
+	}
+	out := strings.ReplaceAll(normaliseIDs(r.stdout), db, "DB")
+	out = regexp.MustCompile(`\d{4}-\d\d-\d\dT\S+`).ReplaceAllString(out, "TIME")
+	checkGolden(t, "headless/ask.txt", out)
+
+	mustRunCtxlab(t, "run", "testdata/cli/headless/long.script.yaml", "--db", db)
+	for _, chatFlag := range []string{"long-1", "long", "last"} {
+		r = runCtxlab(t, append([]string{"ask", "and then?", "--chat", chatFlag,
+			"--context", "testdata/demo/support.ctx.yaml", "--json"}, model...)...)
+		traces, _ := liveTraces(t, r.stdout)
+		if r.code != 0 || len(traces) != 1 || traces[0].ChatID != "long-1" || traces[0].Assistant == nil ||
+			traces[0].Assistant.Text != "Refunds take two days." || len(traces[0].Decisions) == 0 {
+			t.Errorf("ask --chat %s: exit %d, stdout %s, stderr %s", chatFlag, r.code, r.stdout, r.stderr)
+		}
+	}
+	reqs := srv.requests()
+	if last := reqs[len(reqs)-1]; len(last["messages"].([]any)) < 4 {
+		t.Errorf("ask --chat sent %v, want the saved chat's messages too", last["messages"])
+	}
+
+	r = runCtxlab(t, "ask", "hello", "--db", db)
+	if r.code != exitInvalid || !strings.Contains(r.stderr, "ask needs a model, and none is configured: set --base-url") ||
+		!strings.Contains(r.stderr, "ctxlab run") || r.stdout != "" {
+		t.Errorf("ask without a model: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

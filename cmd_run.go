@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -14,11 +15,18 @@ func (a *app) runCommand() *cobra.Command {
 	var contextPath string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "run SCRIPT.yaml",
+		Use:   "run SCRIPT.yaml|-",
 		Short: "Play a script: each turn is answered by its scripted reply or sent to the model",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := ctxapp.ScriptRun{Path: args[0], Context: contextPath}
+			if args[0] == "-" {
+				data, err := io.ReadAll(a.stdin)
+				if err != nil {
+					return fmt.Errorf("read the script from stdin: %w", err)
+				}
+				run.Path, run.Data = "<stdin>", data
+			}
 			var stream *turnStream
 			if _, tty := a.stdoutTerminal(); tty && !asJSON {
 				stream = newTurnStream(a.stdout, a.view(false))

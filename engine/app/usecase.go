@@ -151,8 +151,11 @@ func (w *Workspace) Branches(ctx context.Context, chatID string) (chat.Chat, []c
 
 // ScriptRun is a script to play (`ctxlab run`).
 type ScriptRun struct {
-	// Path is the script file.
+	// Path is the script file, or, when Data is not nil, the name its errors give it
+	// ("<stdin>"): a context file it names is then resolved against the working directory.
 	Path string
+	// Data is the script's text when it is not read from Path (a script on stdin).
+	Data []byte
 	// Context is the context file; "" takes the script's context:.
 	Context string
 	// OnTurn is called after each turn (and regenerated reply) is saved; OnStep after each
@@ -186,7 +189,13 @@ type ScriptResult struct {
 // real. Problems of the script are *diag.Error at their step; nothing is written when
 // there is one.
 func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, error) {
-	sc, err := script.Load(r.Path)
+	var sc *script.Script
+	var err error
+	if r.Data != nil {
+		sc, err = script.Parse(r.Path, r.Data)
+	} else {
+		sc, err = script.Load(r.Path)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +234,50 @@ func TestHeadlessAsk(t *testing.T) {
 	if r.code != exitInvalid || !strings.Contains(r.stderr, "ask needs a model, and none is configured: set --base-url") ||
 		!strings.Contains(r.stderr, "ctxlab run") || r.stdout != "" {
 		t.Errorf("ask without a model: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestHeadlessVersion checks --version and ctxlab version, and what they print of the
+// build information.
+func TestHeadlessVersion(t *testing.T) {
+	flagOut := mustRunCtxlab(t, "--version")
+	cmdOut := mustRunCtxlab(t, "version")
+	if flagOut != cmdOut || !strings.HasPrefix(cmdOut, "ctxlab ") || strings.Count(cmdOut, "\n") != 1 {
+		t.Errorf("--version %q, version %q; want the same line, starting ctxlab", flagOut, cmdOut)
+	}
+	settings := func(kv ...string) []debug.BuildSetting {
+		var out []debug.BuildSetting
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, debug.BuildSetting{Key: kv[i], Value: kv[i+1]})
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		override string
+		info     *debug.BuildInfo
+		want     string
+	}{
+		{"go install", "", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v0.3.0"}},
+			"ctxlab v0.3.0 (go1.26.8)"},
+		{"built from a clone", "", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+			Settings: settings("vcs.revision", "0123456789abcdef0123", "vcs.modified", "false")},
+			"ctxlab (devel) (commit 0123456789ab, go1.26.8)"},
+		{"modified", "", &debug.BuildInfo{GoVersion: "go1.26.8",
+			Settings: settings("vcs.revision", "0123456789abcdef0123", "vcs.modified", "true")},
+			"ctxlab (devel) (commit 0123456789ab+modified, go1.26.8)"},
+		{"-ldflags -X main.version", "v1.2.3", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}},
+			"ctxlab v1.2.3 (go1.26.8)"},
+		{"no build information", "", nil, "ctxlab (devel)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			saved := version
+			version = tt.override
+			defer func() { version = saved }()
+			if got := versionInfo(tt.info, tt.info != nil); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

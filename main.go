@@ -118,7 +118,10 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.DurationVar(&a.flags.firstTokenTimeout, "first-token-timeout", 0, "limit on the wait for the first token (default: the profile's first_token_timeout, else 60s)")
 	pf.DurationVar(&a.flags.idleTimeout, "idle-timeout", 0, "limit on a silence mid-stream (default: the profile's idle_timeout, else 30s)")
 	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
-		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand(), a.askCommand())
+		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand(), a.askCommand(),
+		a.versionCommand())
+	root.Version = buildVersion()
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -279,5 +280,73 @@ func TestHeadlessVersion(t *testing.T) {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// shellWords splits a command line as a shell would for the README's examples: words
+// apart by blanks, "double" quotes kept together.
+func shellWords(line string) []string {
+	var words []string
+	var cur strings.Builder
+	inQuote, inWord := false, false
+	for _, r := range line {
+		switch {
+		case r == '"':
+			inQuote, inWord = !inQuote, true
+		case r == ' ' && !inQuote:
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		default:
+			cur.WriteRune(r)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words
+}
+
+// TestHeadlessReadmeExamples runs every `ctxlab …` example of the README as written (in
+// process, its database in a temporary folder), but those that need a model server: each
+// must succeed.
+func TestHeadlessReadmeExamples(t *testing.T) {
+	isolateCtxlabEnv(t)
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "demo.db")
+	ran := 0
+	for _, line := range strings.Split(string(readme), "\n") {
+		cmdline, ok := strings.CutPrefix(line, "    ctxlab ")
+		if !ok {
+			continue
+		}
+		if i := strings.Index(cmdline, " #"); i >= 0 {
+			cmdline = cmdline[:i]
+		}
+		words := shellWords(strings.ReplaceAll(cmdline, "/tmp/demo.db", db))
+		if slices.Contains(words, "--base-url") {
+			continue // needs a model server
+		}
+		stdin := ""
+		if i := slices.Index(words, "<"); i >= 0 {
+			b, err := os.ReadFile(words[i+1])
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			stdin, words = string(b), words[:i]
+		}
+		if r := runWithStdin(t, stdin, words...); r.code != 0 {
+			t.Errorf("README: ctxlab %s: exit %d; stderr:\n%s", cmdline, r.code, r.stderr)
+		}
+		ran++
+	}
+	if ran < 8 {
+		t.Errorf("ran %d examples of the README, want its examples (8 or more)", ran)
 	}
 }

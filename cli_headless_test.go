@@ -70,7 +70,7 @@ func TestHeadlessWholeReply(t *testing.T) {
 					}
 				}
 			}
-			checkGolden(t, "headless/"+tt.name+".txt", normaliseIDs(r.stdout))
+			checkGolden(t, "headless/"+tt.name+".txt", strings.ReplaceAll(normaliseIDs(r.stdout), db, "DB"))
 		})
 	}
 }
@@ -146,7 +146,7 @@ func TestHeadlessStreaming(t *testing.T) {
 	if strings.Contains(early, "days.") || strings.Contains(early, "tokens:") {
 		t.Errorf("the output shows what was not sent yet:\n%s", early)
 	}
-	checkGolden(t, "headless/streamed.txt", out.String())
+	checkGolden(t, "headless/streamed.txt", strings.ReplaceAll(out.String(), db, "DB"))
 
 	// Not on a terminal, and with --json, the output is printed per turn as before.
 	db = filepath.Join(t.TempDir(), "ctxlab.db")
@@ -349,4 +349,51 @@ func TestHeadlessReadmeExamples(t *testing.T) {
 	if ran < 8 {
 		t.Errorf("ran %d examples of the README, want its examples (8 or more)", ran)
 	}
+}
+
+// TestHeadlessChatPrefix checks that a unique prefix of a chat id, or last, is taken
+// wherever a chat id is, and that an ambiguous prefix lists the candidates (exit 2).
+func TestHeadlessChatPrefix(t *testing.T) {
+	isolateCtxlabEnv(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "ctxlab.db")
+	for _, id := range []string{"demo-1", "demo-2"} {
+		script := strings.Replace(mustReadFile(t, "testdata/demo/support.script.yaml"), "id: demo-1", "id: "+id, 1)
+		if !strings.Contains(script, "id: "+id) {
+			t.Fatal("the demo script names no chat id demo-1")
+		}
+		r := runWithStdin(t, script, "run", "-", "--db", db, "--context", "testdata/demo/support.ctx.yaml")
+		if r.code != 0 || !strings.HasSuffix(r.stdout, " · saved in "+db+"\n") || !strings.Contains(r.stdout, "── chat "+id+" ·") {
+			t.Fatalf("run: exit %d, want the last line to name the chat and the database:\n%s%s", r.code, r.stdout, r.stderr)
+		}
+	}
+	mustRunCtxlab(t, "run", "testdata/demo/branching.script.yaml", "--db", db)
+	for _, cmd := range [][]string{{"replay"}, {"branches"}, {"export", "--format", "markdown"}} {
+		exact := mustRunCtxlab(t, append(append([]string{}, cmd...), "branching-1", "--db", db)...)
+		for _, name := range []string{"br", "branching", "last"} {
+			args := append(append([]string{}, cmd...), name, "--db", db)
+			if got := mustRunCtxlab(t, args...); got != exact {
+				t.Errorf("ctxlab %s: not the output of branching-1", strings.Join(args, " "))
+			}
+		}
+		args := append(append([]string{}, cmd...), "demo", "--db", db)
+		r := runCtxlab(t, args...)
+		want := `ctxlab: chat "demo" is ambiguous: 2 chats start with it: demo-1, demo-2` + "\n"
+		if r.code != exitInvalid || r.stderr != want || r.stdout != "" {
+			t.Errorf("ctxlab %s: exit %d, stderr %q; want 2 and %q", strings.Join(args, " "), r.code, r.stderr, want)
+		}
+		args = append(append([]string{}, cmd...), "nope", "--db", db)
+		if r := runCtxlab(t, args...); r.code != exitFailure || !strings.Contains(r.stderr, `"nope"`) {
+			t.Errorf("ctxlab %s: exit %d, stderr %q; want 1 naming the chat", strings.Join(args, " "), r.code, r.stderr)
+		}
+	}
+}
+
+func mustReadFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/script"
+	"github.com/ctxlab/ctxlab/store"
 )
 
 func (a *app) askCommand() *cobra.Command {
@@ -49,7 +50,7 @@ func (a *app) askCommand() *cobra.Command {
 				writeTurnView(a.stdout, &t, req.Text, t.Request.Model, a.view(false))
 			}
 			fmt.Fprintf(humanOutput(a.stdout), "── chat %s · branch %s · %s · saved in %s\n", res.ChatID, res.Branch,
-				plural(res.Turns, "turn"), res.DBPath)
+				plural(res.Turns, "turn"), savedIn(res.DBPath))
 			return err
 		},
 	}
@@ -66,4 +67,12 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// savedIn names the database a command wrote to, for its last line.
+func savedIn(path string) string {
+	if path == store.Memory {
+		return ":memory: (kept nowhere)"
+	}
+	return path
 }

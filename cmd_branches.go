@@ -21,7 +21,11 @@ func (a *app) branchesCommand() *cobra.Command {
 				return err
 			}
 			defer w.Close()
-			c, list, err := w.Branches(cmd.Context(), args[0])
+			id, err := w.ResolveChat(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			c, list, err := w.Branches(cmd.Context(), id)
 			if err != nil {
 				return err
 			}

@@ -59,14 +59,14 @@ func (a *app) runCommand() *cobra.Command {
 				sess := res.Session
 				c := sess.Chat()
 				u := sess.Usage()
-				line := fmt.Sprintf("── chat %s · branch %s · %d turns · %d tokens in all", c.ID, sess.Branch(), sess.TurnCount(), u.Total())
+				line := fmt.Sprintf("── chat %s · branch %s · %s · %d tokens in all", c.ID, sess.Branch(), plural(sess.TurnCount(), "turn"), u.Total())
 				if res.RunPriced {
 					line += " · this run " + formatUSD(res.RunCost)
 				}
 				if res.ChatPriced {
 					line += " · chat " + formatUSD(res.ChatCost)
 				}
-				fmt.Fprintln(a.stdout, line)
+				fmt.Fprintln(humanOutput(a.stdout), line+" · saved in "+savedIn(res.DBPath))
 			}
 			return nil
 		},

@@ -63,7 +63,8 @@ func (app *app) execute(ctx context.Context, args []string) int {
 	var usage *usageError
 	var appUsage *ctxapp.UsageError
 	var setting *config.SettingError
-	if errors.As(err, &usage) || errors.As(err, &appUsage) || errors.As(err, &setting) || strings.HasPrefix(err.Error(), "unknown command ") {
+	var ambiguous *ctxapp.AmbiguousChatError
+	if errors.As(err, &usage) || errors.As(err, &appUsage) || errors.As(err, &setting) || errors.As(err, &ambiguous) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitInvalid // cobra's unknown command error has no type of its own
 	}
 	return exitFailure

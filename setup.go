@@ -28,13 +28,3 @@ func (a *app) openDB() (*store.DB, error) {
 	}
 	return w.Store(), nil
 }
-
-// openSavedDB opens the chat database for a command that only reads it: a database that
-// does not exist is an error, not a new empty file (a mistyped --db creates nothing).
-func (a *app) openSavedDB() (*store.DB, error) {
-	w, err := ctxapp.OpenSaved(context.Background(), a.options())
-	if err != nil {
-		return nil, err
-	}
-	return w.Store(), nil
-}

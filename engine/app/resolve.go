@@ -28,12 +28,13 @@ func (e *AmbiguousChatError) Error() string {
 // ResolveChat returns the id of the saved chat idOrPrefix names: a chat with that exact
 // id; else "last", the most recently updated chat; else the one chat whose id starts with
 // it (git-style). A prefix several ids start with is an *AmbiguousChatError listing them;
-// one none starts with is chat.ErrNotFound, wrapped with the name.
+// one none starts with is the store's error for the id (chat.ErrNotFound).
 func (w *Workspace) ResolveChat(ctx context.Context, idOrPrefix string) (string, error) {
 	if idOrPrefix == "" {
 		return "", fmt.Errorf("chat %q: %w", idOrPrefix, chat.ErrNotFound)
 	}
-	if c, err := w.db.Chat(ctx, idOrPrefix); err == nil {
+	c, exact := w.db.Chat(ctx, idOrPrefix)
+	if exact == nil {
 		return c.ID, nil
 	}
 	list, err := w.db.ListChats(ctx, store.ListOptions{})
@@ -54,7 +55,7 @@ func (w *Workspace) ResolveChat(ctx context.Context, idOrPrefix string) (string,
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("chat %q: %w", idOrPrefix, chat.ErrNotFound)
+		return "", exact // the store's error: no such chat
 	case 1:
 		return found[0], nil
 	}

@@ -98,7 +98,8 @@ type ReplayStats struct {
 
 // Replay walks the active branch of a saved chat in the database opt names and calls fn
 // with each turn's trace: as recorded when contextPath is "", else re-evaluated under the
-// context file at contextPath (engine.Replay). It never writes to the chat; a database
+// context file at contextPath (engine.Replay). chatID may be a unique prefix or "last"
+// (Workspace.ResolveChat). It never writes to the chat; a database
 // that does not exist is a *NoDatabaseError.
 func Replay(ctx context.Context, opt Options, chatID, contextPath string, fn func(*engine.Trace) error) (ReplayStats, error) {
 	var stats ReplayStats
@@ -119,6 +120,9 @@ func Replay(ctx context.Context, opt Options, chatID, contextPath string, fn fun
 		return stats, err
 	}
 	defer w.Close()
+	if chatID, err = w.ResolveChat(ctx, chatID); err != nil {
+		return stats, err
+	}
 	eng, err := w.Engine(file, settings)
 	if err != nil {
 		return stats, err
@@ -179,6 +183,8 @@ type ScriptResult struct {
 	// false when the price of some model it used is unknown.
 	ChatCost   float64
 	ChatPriced bool
+	// DBPath is the database the chat was saved in.
+	DBPath string
 }
 
 // RunScript plays a script: it loads it and its context file, resolves the settings (a
@@ -248,7 +254,7 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	if err != nil {
 		return nil, err
 	}
-	res := &ScriptResult{}
+	res := &ScriptResult{DBPath: w.DBPath()}
 	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep, OnEvent: r.OnEvent}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
 		if usd := tr.CostUSD(); usd != nil {

@@ -397,3 +397,23 @@ func mustReadFile(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// TestHeadlessRunNotices checks what run says on stderr when a script continues a saved
+// chat and when a turn's clock goes back, and that the traces do not change.
+func TestHeadlessRunNotices(t *testing.T) {
+	isolateCtxlabEnv(t)
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	first := runCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", db, "--json")
+	if first.code != 0 || first.stderr != "" {
+		t.Fatalf("first run: exit %d, stderr %q; want 0 and nothing", first.code, first.stderr)
+	}
+	again := runCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", db, "--json")
+	want := "continuing chat demo-1 at turn 5 on branch main\n" +
+		"testdata/demo/support.script.yaml:6:5: warning: at: 2026-03-27T14:30:00Z is earlier than the message before it on branch main (2026-03-28T09:00:00Z)\n"
+	if again.code != 0 || again.stderr != want {
+		t.Errorf("second run: exit %d, stderr\n%s\nwant\n%s", again.code, again.stderr, want)
+	}
+	if traces := parseTraces(t, again.stdout); len(traces) != 4 || traces[0].Turn != 5 {
+		t.Errorf("second run: %d traces, want 4 from turn 5", len(traces))
+	}
+}

@@ -46,6 +46,7 @@ func (a *app) runCommand() *cobra.Command {
 					writeTurnView(a.stdout, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(false))
 				}
 			}
+			run.OnNotice = func(_ *script.Step, msg string) { fmt.Fprintln(humanOutput(a.stderr), msg) }
 			run.OnStep = func(_ *script.Step, what string) {
 				if !asJSON {
 					fmt.Fprintf(a.stdout, "── %s\n", what)

@@ -169,6 +169,9 @@ type ScriptRun struct {
 	// OnEvent, when not nil, receives each turn's events as it runs (script.Runner's
 	// OnEvent): what a streaming output prints as the reply arrives.
 	OnEvent func(st *script.Step, chatID string, ev engine.Event)
+	// OnNotice, when not nil, receives the script runner's notices (script.Runner's
+	// OnNotice): continuing a saved chat, a clock going backwards.
+	OnNotice func(st *script.Step, msg string)
 }
 
 // ScriptResult is a script played.
@@ -255,7 +258,7 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		return nil, err
 	}
 	res := &ScriptResult{DBPath: w.DBPath()}
-	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep, OnEvent: r.OnEvent}
+	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
 		if usd := tr.CostUSD(); usd != nil {
 			res.RunCost += *usd

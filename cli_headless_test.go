@@ -417,3 +417,25 @@ func TestHeadlessRunNotices(t *testing.T) {
 		t.Errorf("second run: %d traces, want 4 from turn 5", len(traces))
 	}
 }
+
+// TestHeadlessShowMessages checks --show-messages: the final user message exactly as sent
+// (reminders baked in, each part on its own) and the system-placement message, in run,
+// replay and prompt.
+func TestHeadlessShowMessages(t *testing.T) {
+	isolateCtxlabEnv(t)
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	out := mustRunCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", db, "--show-messages")
+	checkGolden(t, "headless/show-messages.txt", strings.ReplaceAll(out, db, "DB"))
+	if replay := mustRunCtxlab(t, "replay", "demo-1", "--db", db, "--show-messages"); !strings.Contains(replay,
+		"  sent system:     <system-reminder>") || strings.Count(replay, "  sent ") != strings.Count(out, "  sent ") {
+		t.Errorf("replay --show-messages does not show what run showed:\n%s", replay)
+	}
+	prompt := mustRunCtxlab(t, "prompt", "--context", "testdata/demo/support.ctx.yaml", "--at", "2026-03-27T14:30:00Z",
+		"--user", "hello", "--show-messages")
+	if !strings.Contains(prompt, "  sent user:       hello<system-reminder>Date: 2026-03-27\n                   Day of Week: Friday</system-reminder>\n") {
+		t.Errorf("prompt --show-messages shows no user message:\n%s", prompt)
+	}
+	if plain := mustRunCtxlab(t, "prompt", "--context", "testdata/demo/support.ctx.yaml", "--user", "hello"); strings.Contains(plain, "sent user:") {
+		t.Errorf("prompt shows the messages without --show-messages:\n%s", plain)
+	}
+}

@@ -13,7 +13,7 @@ import (
 
 func (a *app) askCommand() *cobra.Command {
 	var req ctxapp.AskRequest
-	var asJSON bool
+	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "ask MESSAGE",
 		Short: "Send one message to the model and print the reply and the turn's decisions",
@@ -27,7 +27,7 @@ func (a *app) askCommand() *cobra.Command {
 			st := &script.Step{Kind: script.StepTurn, User: req.Text}
 			var stream *turnStream
 			if _, tty := a.stdoutTerminal(); tty && !asJSON {
-				stream = newTurnStream(a.stdout, a.view(false))
+				stream = newTurnStream(a.stdout, a.view(showMessages))
 				req.OnEvent = func(chatID string, ev engine.Event) { stream.event(st, chatID, ev) }
 			}
 			res, err := ctxapp.Ask(cmd.Context(), a.options(), req)
@@ -47,7 +47,7 @@ func (a *app) askCommand() *cobra.Command {
 			case stream != nil:
 				stream.turn(st, &t, res.Turn.PlannedOn)
 			default:
-				writeTurnView(a.stdout, &t, req.Text, t.Request.Model, a.view(false))
+				writeTurnView(a.stdout, &t, req.Text, t.Request.Model, a.view(showMessages))
 			}
 			fmt.Fprintf(humanOutput(a.stdout), "── chat %s · branch %s · %s · saved in %s\n", res.ChatID, res.Branch,
 				plural(res.Turns, "turn"), savedIn(res.DBPath))
@@ -57,6 +57,7 @@ func (a *app) askCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&req.Context, "context", "", "context file (default: none, an empty context)")
 	f.StringVar(&req.Chat, "chat", "", "continue a saved chat: an id, a unique prefix of one, or last")
+	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print the turn's JSON trace on one line")
 	return cmd
 }

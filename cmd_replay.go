@@ -15,7 +15,7 @@ import (
 
 func (a *app) replayCommand() *cobra.Command {
 	var contextPath string
-	var asJSON bool
+	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "replay CHAT",
 		Short: "Show a saved chat turn by turn; with --context, what another context file would have fired",
@@ -31,7 +31,7 @@ func (a *app) replayCommand() *cobra.Command {
 				if asJSON {
 					return lines.write(t)
 				}
-				writeTurnView(out, t, userText(t.Request), "", a.view(false))
+				writeTurnView(out, t, userText(t.Request), "", a.view(showMessages))
 				return nil
 			})
 			if err == nil && !asJSON {
@@ -49,6 +49,7 @@ func (a *app) replayCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
+	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
 	return cmd
 }

@@ -13,7 +13,7 @@ import (
 
 func (a *app) runCommand() *cobra.Command {
 	var contextPath string
-	var asJSON bool
+	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "run SCRIPT.yaml|-",
 		Short: "Play a script: each turn is answered by its scripted reply or sent to the model",
@@ -29,7 +29,7 @@ func (a *app) runCommand() *cobra.Command {
 			}
 			var stream *turnStream
 			if _, tty := a.stdoutTerminal(); tty && !asJSON {
-				stream = newTurnStream(a.stdout, a.view(false))
+				stream = newTurnStream(a.stdout, a.view(showMessages))
 				run.OnEvent = stream.event
 			}
 			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
@@ -43,7 +43,7 @@ func (a *app) runCommand() *cobra.Command {
 					if res.PlannedOn != "" {
 						fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
 					}
-					writeTurnView(a.stdout, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(false))
+					writeTurnView(a.stdout, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(showMessages))
 				}
 			}
 			run.OnNotice = func(_ *script.Step, msg string) { fmt.Fprintln(humanOutput(a.stderr), msg) }
@@ -74,6 +74,7 @@ func (a *app) runCommand() *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&contextPath, "context", "", "context file (default: the script's context:)")
+	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
 	return cmd
 }

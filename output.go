@@ -68,11 +68,11 @@ func (iw inertWriter) Write(p []byte) (int, error) {
 
 // writePrompt prints what `ctxlab prompt` shows of a planned turn: the rendered system
 // prompt, the turn's block and a summary of the request.
-func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trace, user string) {
+func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trace, user string, v turnView) {
 	w = humanOutput(w)
 	fmt.Fprintf(w, "── system prompt · %s · ~%d tokens\n%s\n\n", renderer,
 		plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
-	writeTurn(w, t, user, "")
+	writeTurnView(w, t, user, "", v)
 	fmt.Fprintf(w, "  %-16s model %s · %d messages · %d tools\n", "request:",
 		inert.Line(plan.Request.Model), len(plan.Request.Messages), len(plan.Request.Tools))
 }
@@ -211,6 +211,37 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 	}
 	if len(changed) > 0 {
 		writeList(w, "changed:", changed, "")
+	}
+	if v.ShowMessages {
+		writeSent(w, t.Request, t.SystemPrompt, v.Width)
+	}
+}
+
+// writeSent prints the end of a request as the model gets it: the system-placement
+// message, if any, and the final user message with its reminders baked in, each part of
+// a message with several on its own.
+func writeSent(w io.Writer, req chat.Request, systemPrompt string, width int) {
+	msgs := req.Messages
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == chat.RoleUser {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return
+	}
+	if i := last - 1; i >= 0 && msgs[i].Role == chat.RoleSystem && (i > 0 || msgs[i].Content != systemPrompt) {
+		writeBlock(w, "sent system:", msgs[i].Text(), width)
+	}
+	m := msgs[last]
+	if m.Parts == nil {
+		writeBlock(w, "sent user:", m.Content, width)
+		return
+	}
+	for n, p := range m.Parts {
+		writeBlock(w, fmt.Sprintf("sent part %d:", n+1), p.Text, width)
 	}
 }
 

@@ -439,3 +439,14 @@ func TestHeadlessShowMessages(t *testing.T) {
 		t.Errorf("prompt shows the messages without --show-messages:\n%s", plain)
 	}
 }
+
+// TestHeadlessHints checks the hints of the context file's errors for what people write
+// first: an unquoted text, a turn comparison, must_not.
+func TestHeadlessHints(t *testing.T) {
+	isolateCtxlabEnv(t)
+	r := runCtxlab(t, "prompt", "--context", "testdata/cli/headless/hints.ctx.yaml")
+	if r.code != exitInvalid || r.stdout != "" {
+		t.Fatalf("exit %d, stdout %q; want 2 and nothing", r.code, r.stdout)
+	}
+	checkGolden(t, "headless/hints.txt", r.stderr)
+}

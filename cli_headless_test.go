@@ -9,6 +9,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -449,4 +450,67 @@ func TestHeadlessHints(t *testing.T) {
 		t.Fatalf("exit %d, stdout %q; want 2 and nothing", r.code, r.stdout)
 	}
 	checkGolden(t, "headless/hints.txt", r.stderr)
+}
+
+// TestHeadlessSmallThings checks the small things of issue 13: config names its files, a
+// timeout of 0 is refused, models --json, plurals, timestamps to the second.
+func TestHeadlessSmallThings(t *testing.T) {
+	isolateCtxlabEnv(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "chats.db")
+	cfg := os.Getenv("CTXLAB_CONFIG")
+
+	t.Run("config names its files", func(t *testing.T) {
+		out := mustRunCtxlab(t, "config", "--db", db)
+		for _, want := range []string{"\nconfig_file          " + cfg + " ", "env CTXLAB_CONFIG\n",
+			"\ndatabase             " + db + " (not there)  flag --db\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("config lacks %q:\n%s", want, out)
+			}
+		}
+		lines := mustRunCtxlab(t, "config", "--db", ":memory:", "--json")
+		if !strings.Contains(lines, `{"key":"database","value":":memory: (kept nowhere)","source":"flag --db"}`) {
+			t.Errorf("config --json names no database:\n%s", lines)
+		}
+	})
+
+	t.Run("timeout 0", func(t *testing.T) {
+		for _, flag := range []string{"--connect-timeout", "--first-token-timeout", "--idle-timeout"} {
+			r := runCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", db, flag, "0")
+			want := "ctxlab: flag " + flag + " must be a positive duration like 90s, found 0s"
+			if r.code != exitInvalid || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+				t.Errorf("%s 0: exit %d, stderr %q; want 2 and %q", flag, r.code, r.stderr, want)
+			}
+		}
+		if _, err := os.Stat(db); err == nil {
+			t.Errorf("a refused timeout created the database")
+		}
+	})
+
+	t.Run("models --json", func(t *testing.T) {
+		srv := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"object":"list","data":[{"id":"llama3.2","object":"model"},{"id":"qwen\u001b[2J","object":"model"}]}`)
+		})
+		out := mustRunCtxlab(t, "models", "--json", "--base-url", srv.url)
+		if want := "{\"id\":\"llama3.2\"}\n{\"id\":\"qwen\\u001b[2J\"}\n"; out != want {
+			t.Errorf("models --json: got %q, want %q", out, want)
+		}
+	})
+
+	t.Run("plurals and seconds", func(t *testing.T) {
+		mustRunCtxlab(t, "run", "testdata/cli/headless/long.script.yaml", "--db", db)
+		replay := mustRunCtxlab(t, "replay", "long-1", "--db", db)
+		if !strings.HasSuffix(replay, "── 1 turn replayed\n") {
+			t.Errorf("replay of one turn ends:\n%s", replay)
+		}
+		prompt := mustRunCtxlab(t, "prompt", "--context", "testdata/demo/support.ctx.yaml", "--at", "2026-03-27T14:30:00.123456Z")
+		if !strings.Contains(prompt, "── turn 1 · main · 2026-03-27T14:30:00Z\n") || !strings.Contains(prompt, "· 2 messages · 1 tool\n") {
+			t.Errorf("prompt: want the clock to the second and 1 tool:\n%s", prompt)
+		}
+		chats := mustRunCtxlab(t, "chats", "--db", db)
+		if !regexp.MustCompile(`\nlong-1 .* 2026-03-27 14:30:00\n`).MatchString(chats) {
+			t.Errorf("chats: want the time to the second:\n%s", chats)
+		}
+	})
 }

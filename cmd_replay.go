@@ -35,9 +35,9 @@ func (a *app) replayCommand() *cobra.Command {
 				return nil
 			})
 			if err == nil && !asJSON {
-				summary := fmt.Sprintf("── %d turns replayed", stats.Turns)
+				summary := "── " + plural(stats.Turns, "turn") + " replayed"
 				if contextPath != "" {
-					summary += fmt.Sprintf(" under %s · %d decisions changed", contextPath, stats.Changed)
+					summary += fmt.Sprintf(" under %s · %s changed", contextPath, plural(stats.Changed, "decision"))
 				}
 				fmt.Fprintln(out, summary)
 			}

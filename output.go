@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -73,8 +74,8 @@ func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trac
 	fmt.Fprintf(w, "── system prompt · %s · ~%d tokens\n%s\n\n", renderer,
 		plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
 	writeTurnView(w, t, user, "", v)
-	fmt.Fprintf(w, "  %-16s model %s · %d messages · %d tools\n", "request:",
-		inert.Line(plan.Request.Model), len(plan.Request.Messages), len(plan.Request.Tools))
+	fmt.Fprintf(w, "  %-16s model %s · %s · %s\n", "request:",
+		inert.Line(plan.Request.Model), plural(len(plan.Request.Messages), "message"), plural(len(plan.Request.Tools), "tool"))
 }
 
 // writeTurn prints the compact human-readable block of one turn: what fired and why, what
@@ -129,7 +130,7 @@ func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView
 // changed).
 func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 	w = humanOutput(w)
-	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
+	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, toSecond(t.At))
 	if t.ChatID != "" {
 		fmt.Fprintf(w, " · chat %s", t.ChatID)
 	}
@@ -332,6 +333,16 @@ func formatUSD(usd float64) string {
 		return fmt.Sprintf("$%.6f", usd)
 	}
 	return fmt.Sprintf("$%.4f", usd)
+}
+
+// toSecond is an RFC 3339 time of a trace as the human output shows it: to the second,
+// in UTC (as it is when it does not parse).
+func toSecond(at string) string {
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return at
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // tidyText is s made inert with its line breaks kept: blank lines at its ends dropped,

@@ -168,7 +168,11 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error
 		r.note(st, err, "restored checkpoint %s: now on branch %s", st.Name, sess.Branch())
 	case StepSwitch:
 		err = sess.Switch(ctx, st.Name)
-		r.note(st, err, "switched to branch %s (%d turns)", st.Name, sess.TurnCount())
+		turns := "turns"
+		if sess.TurnCount() == 1 {
+			turns = "turn"
+		}
+		r.note(st, err, "switched to branch %s (%d %s)", st.Name, sess.TurnCount(), turns)
 	case StepRewind:
 		err = sess.Rewind(ctx, st.Turn)
 		r.note(st, err, "rewound to turn %d: now on branch %s", st.Turn, sess.Branch())

@@ -514,3 +514,30 @@ func TestHeadlessSmallThings(t *testing.T) {
 		}
 	})
 }
+
+// TestHeadlessCompletion checks the shell completion of chat ids (replay, branches,
+// export, ask --chat) and of export's --format, through cobra's __complete command.
+func TestHeadlessCompletion(t *testing.T) {
+	isolateCtxlabEnv(t)
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	mustRunCtxlab(t, "run", "testdata/demo/branching.script.yaml", "--db", db)
+	mustRunCtxlab(t, "run", "testdata/cli/headless/long.script.yaml", "--db", db)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--db", db, "b"}, "branching-1\tBranching demo\n:4\n"},
+		{[]string{"branches", "--db", db, ""}, "last\tthe most recently updated chat\nbranching-1\tBranching demo\nlong-1\tLong reply\n:4\n"},
+		{[]string{"export", "--db", db, "lo"}, "long-1\tLong reply\n:4\n"},
+		{[]string{"replay", "--db", db, "long-1", ""}, ":4\n"},
+		{[]string{"ask", "hello", "--db", db, "--chat", "la"}, "last\tthe most recently updated chat\n:4\n"},
+		{[]string{"export", "long-1", "--format", ""}, "json\tthe whole chat, lossless\nmarkdown\ta readable transcript of the active branch\nopenai\tthe active branch as OpenAI messages\n:4\n"},
+		{[]string{"replay", "--db", filepath.Join(t.TempDir(), "none.db"), ""}, ":4\n"},
+	}
+	for _, tt := range tests {
+		r := runCtxlab(t, append([]string{"__complete"}, tt.args...)...)
+		if r.code != 0 || r.stdout != tt.want {
+			t.Errorf("complete %q: exit %d, got\n%s\nwant\n%s", tt.args, r.code, r.stdout, tt.want)
+		}
+	}
+}

@@ -59,6 +59,7 @@ func (a *app) askCommand() *cobra.Command {
 	f.StringVar(&req.Chat, "chat", "", "continue a saved chat: an id, a unique prefix of one, or last")
 	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print the turn's JSON trace on one line")
+	_ = cmd.RegisterFlagCompletionFunc("chat", a.completeChatIDs) // fails only for an unknown flag
 	return cmd
 }
 

@@ -61,6 +61,7 @@ func (a *app) branchesCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	cmd.ValidArgsFunction = a.completeChatIDs
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per branch")
 	return cmd
 }

@@ -49,6 +49,8 @@ func (a *app) exportCommand() *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&exportFormat, "format", format.JSON, "json, markdown or openai")
 	f.StringVarP(&out, "out", "o", "", "write to FILE instead of the standard output (replaced only when the export succeeds)")
+	cmd.ValidArgsFunction = a.completeChatIDs
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats) // fails only for an unknown flag
 	return cmd
 }
 

@@ -47,6 +47,7 @@ func (a *app) replayCommand() *cobra.Command {
 			return err
 		},
 	}
+	cmd.ValidArgsFunction = a.completeChatIDs
 	f := cmd.Flags()
 	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
 	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")

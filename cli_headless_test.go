@@ -185,6 +185,7 @@ func TestHeadlessRunStdin(t *testing.T) {
 		{"unknown key", "context: testdata/demo/support.ctx.yaml\nturns:\n  - user: hi\n    asistant: hello\n",
 			"<stdin>:4:5: unknown key"},
 		{"empty", "", "<stdin>:1:1: the script is empty"},
+		{"too large", "# " + strings.Repeat("x", maxStdinScript), "<stdin>: too large: a script holds at most 8 MiB"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,13 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/script"
 )
+
+// maxStdinScript caps a script read from stdin, as a script file is capped: a runaway
+// pipe fails at once, in bounded memory.
+const maxStdinScript = 8 << 20
 
 func (a *app) runCommand() *cobra.Command {
 	var contextPath string
@@ -21,9 +26,12 @@ func (a *app) runCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := ctxapp.ScriptRun{Path: args[0], Context: contextPath}
 			if args[0] == "-" {
-				data, err := io.ReadAll(a.stdin)
+				data, err := io.ReadAll(io.LimitReader(a.stdin, maxStdinScript+1))
 				if err != nil {
 					return fmt.Errorf("read the script from stdin: %w", err)
+				}
+				if len(data) > maxStdinScript {
+					return &diag.Error{File: "<stdin>", Msg: fmt.Sprintf("too large: a script holds at most %d MiB", maxStdinScript>>20)}
 				}
 				run.Path, run.Data = "<stdin>", data
 			}

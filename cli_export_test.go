@@ -108,7 +108,7 @@ func TestChatsCommand(t *testing.T) {
 	if !strings.HasPrefix(lines[1], otherID+" ") || !strings.HasPrefix(lines[2], "export-1 ") {
 		t.Errorf("want the newest chat first, got:\n%s", out)
 	}
-	want := regexp.MustCompile(`^export-1 +Orders & <refunds> +2 +3 +1023 +(-|\$[0-9.]+) +\d{4}-\d\d-\d\d \d\d:\d\d$`)
+	want := regexp.MustCompile(`^export-1 +Orders & <refunds> +2 +3 +1023 +(-|\$[0-9.]+) +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$`)
 	if !want.MatchString(lines[2]) {
 		t.Errorf("got row %q, want it to match %s", lines[2], want)
 	}

@@ -21,7 +21,11 @@ func (a *app) branchesCommand() *cobra.Command {
 				return err
 			}
 			defer w.Close()
-			c, list, err := w.Branches(cmd.Context(), args[0])
+			id, err := w.ResolveChat(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			c, list, err := w.Branches(cmd.Context(), id)
 			if err != nil {
 				return err
 			}
@@ -57,6 +61,7 @@ func (a *app) branchesCommand() *cobra.Command {
 			return tw.Flush()
 		},
 	}
+	cmd.ValidArgsFunction = a.completeChatIDs
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per branch")
 	return cmd
 }

@@ -91,7 +91,7 @@ func (a *app) chatsCommand() *cobra.Command {
 					cost = formatUSD(*s.CostUSD)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, title,
-					s.Branches, s.Turns, s.Usage.Total(), cost, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))
+					s.Branches, s.Turns, s.Usage.Total(), cost, s.UpdatedAt.UTC().Format("2006-01-02 15:04:05"))
 			}
 			if err := tw.Flush(); err != nil {
 				return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/format"
 )
 
@@ -31,19 +32,25 @@ func (a *app) exportCommand() *cobra.Command {
 			if err := format.CheckFormat(exportFormat); errors.As(err, &unknown) {
 				return &usageError{fmt.Sprintf("unknown --format %q (want %s)", unknown.Format, unknown.Want)}
 			}
-			db, err := a.openSavedDB()
+			ws, err := ctxapp.OpenSaved(cmd.Context(), a.options())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
+			defer ws.Close()
+			id, err := ws.ResolveChat(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
 			return writeOutput(out, a.stdout, func(w io.Writer) error {
-				return format.WriteChat(cmd.Context(), w, exportFormat, db, args[0])
+				return format.WriteChat(cmd.Context(), w, exportFormat, ws.Store(), id)
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&exportFormat, "format", format.JSON, "json, markdown or openai")
 	f.StringVarP(&out, "out", "o", "", "write to FILE instead of the standard output (replaced only when the export succeeds)")
+	cmd.ValidArgsFunction = a.completeChatIDs
+	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats) // fails only for an unknown flag
 	return cmd
 }
 

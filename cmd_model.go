@@ -1,12 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/llm/config"
+	"github.com/ctxlab/ctxlab/store"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -21,15 +26,16 @@ func (a *app) configCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			lines := append(s.Lines(), a.fileLines()...)
 			if asJSON {
-				for _, l := range s.Lines() {
+				for _, l := range lines {
 					if err := writeJSONLine(a.stdout, l); err != nil {
 						return err
 					}
 				}
 				return nil
 			}
-			fmt.Fprint(a.stdout, inert.Text(s.Describe())) // values come from files and the environment
+			fmt.Fprint(a.stdout, inert.Text(config.DescribeLines(lines))) // values come from files and the environment
 			return nil
 		},
 	}
@@ -38,8 +44,42 @@ func (a *app) configCommand() *cobra.Command {
 	return cmd
 }
 
+// fileLines are the files `ctxlab config` names: the config file it looked at and the
+// chat database, each marked when it does not exist.
+func (a *app) fileLines() []config.Line {
+	exists := func(path string) string {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return path + " (not there)"
+		}
+		return path
+	}
+	path, source := config.FilePath(a.flags.config)
+	cfg := config.Line{Key: "config_file", Value: "(none: no config directory)", Source: source}
+	if path != "" {
+		cfg.Value = exists(path)
+	}
+	db := config.Line{Key: "database", Source: "default"}
+	switch {
+	case a.flags.db != "":
+		db.Source = "flag --db"
+	case os.Getenv("CTXLAB_DB") != "":
+		db.Source = "env CTXLAB_DB"
+	}
+	p, err := ctxapp.DBPath(a.flags.db)
+	switch {
+	case err != nil:
+		db.Value = "(none: " + err.Error() + ")"
+	case p == store.Memory:
+		db.Value = p + " (kept nowhere)"
+	default:
+		db.Value = exists(p)
+	}
+	return []config.Line{cfg, db}
+}
+
 func (a *app) modelsCommand() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "models",
 		Short: "List the models the configured server offers",
 		Args:  exactArgs(0),
@@ -49,9 +89,19 @@ func (a *app) modelsCommand() *cobra.Command {
 				return err
 			}
 			for _, n := range names {
+				if asJSON {
+					if err := writeJSONLine(a.stdout, struct {
+						ID string `json:"id"`
+					}{n}); err != nil {
+						return err
+					}
+					continue
+				}
 				fmt.Fprintln(a.stdout, inert.Line(n)) // the server's ids, untrusted
 			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per model ({\"id\": …}), one per line")
+	return cmd
 }

@@ -8,7 +8,7 @@ import (
 
 func (a *app) promptCommand() *cobra.Command {
 	var contextPath, user, at string
-	var asJSON bool
+	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "prompt --context FILE",
 		Short: "Render the system prompt and the first turn's decisions without sending anything",
@@ -25,7 +25,7 @@ func (a *app) promptCommand() *cobra.Command {
 			if asJSON {
 				return writeJSONLine(a.stdout, trace)
 			}
-			writePrompt(a.stdout, res.File.Renderer, plan, &trace, user)
+			writePrompt(a.stdout, res.File.Renderer, plan, &trace, user, a.view(showMessages))
 			return nil
 		},
 	}
@@ -33,6 +33,7 @@ func (a *app) promptCommand() *cobra.Command {
 	f.StringVar(&contextPath, "context", "", "context file (*.ctx.yaml)")
 	f.StringVar(&user, "user", "", "text of the first user message (default: empty)")
 	f.StringVar(&at, "at", "", "clock of the turn, RFC 3339 (default: now)")
+	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print the trace as one JSON object")
 	return cmd
 }

@@ -15,7 +15,7 @@ import (
 
 func (a *app) replayCommand() *cobra.Command {
 	var contextPath string
-	var asJSON bool
+	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "replay CHAT",
 		Short: "Show a saved chat turn by turn; with --context, what another context file would have fired",
@@ -31,13 +31,13 @@ func (a *app) replayCommand() *cobra.Command {
 				if asJSON {
 					return lines.write(t)
 				}
-				writeTurn(out, t, userText(t.Request), "")
+				writeTurnView(out, t, userText(t.Request), "", a.view(showMessages))
 				return nil
 			})
 			if err == nil && !asJSON {
-				summary := fmt.Sprintf("── %d turns replayed", stats.Turns)
+				summary := "── " + plural(stats.Turns, "turn") + " replayed"
 				if contextPath != "" {
-					summary += fmt.Sprintf(" under %s · %d decisions changed", contextPath, stats.Changed)
+					summary += fmt.Sprintf(" under %s · %s changed", contextPath, plural(stats.Changed, "decision"))
 				}
 				fmt.Fprintln(out, summary)
 			}
@@ -47,8 +47,10 @@ func (a *app) replayCommand() *cobra.Command {
 			return err
 		},
 	}
+	cmd.ValidArgsFunction = a.completeChatIDs
 	f := cmd.Flags()
 	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
+	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
 	return cmd
 }

@@ -2,42 +2,59 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/script"
 )
 
+// maxStdinScript caps a script read from stdin, as a script file is capped: a runaway
+// pipe fails at once, in bounded memory.
+const maxStdinScript = 8 << 20
+
 func (a *app) runCommand() *cobra.Command {
 	var contextPath string
-	var asJSON bool
+	var asJSON, showMessages bool
 	cmd := &cobra.Command{
-		Use:   "run SCRIPT.yaml",
+		Use:   "run SCRIPT.yaml|-",
 		Short: "Play a script: each turn is answered by its scripted reply or sent to the model",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			run := ctxapp.ScriptRun{Path: args[0], Context: contextPath}
+			if args[0] == "-" {
+				data, err := io.ReadAll(io.LimitReader(a.stdin, maxStdinScript+1))
+				if err != nil {
+					return fmt.Errorf("read the script from stdin: %w", err)
+				}
+				if len(data) > maxStdinScript {
+					return &diag.Error{File: "<stdin>", Msg: fmt.Sprintf("too large: a script holds at most %d MiB", maxStdinScript>>20)}
+				}
+				run.Path, run.Data = "<stdin>", data
+			}
+			var stream *turnStream
+			if _, tty := a.stdoutTerminal(); tty && !asJSON {
+				stream = newTurnStream(a.stdout, a.view(showMessages))
+				run.OnEvent = stream.event
+			}
 			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
 				t := res.Trace(res.Turn.ChatID)
-				if asJSON {
+				switch {
+				case asJSON:
 					_ = writeJSONLine(a.stdout, t)
-					return
+				case stream != nil:
+					stream.turn(st, &t, res.PlannedOn)
+				default:
+					if res.PlannedOn != "" {
+						fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
+					}
+					writeTurnView(a.stdout, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(showMessages))
 				}
-				if res.PlannedOn != "" {
-					fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
-				}
-				user := st.User
-				if st.Kind == script.StepRegenerate {
-					user = "(regenerated reply)"
-				}
-				source := "scripted"
-				if st.Reply == nil {
-					source = t.Request.Model
-				}
-				writeTurn(a.stdout, &t, user, source)
 			}
+			run.OnNotice = func(_ *script.Step, msg string) { fmt.Fprintln(humanOutput(a.stderr), msg) }
 			run.OnStep = func(_ *script.Step, what string) {
 				if !asJSON {
 					fmt.Fprintf(a.stdout, "── %s\n", what)
@@ -51,20 +68,21 @@ func (a *app) runCommand() *cobra.Command {
 				sess := res.Session
 				c := sess.Chat()
 				u := sess.Usage()
-				line := fmt.Sprintf("── chat %s · branch %s · %d turns · %d tokens in all", c.ID, sess.Branch(), sess.TurnCount(), u.Total())
+				line := fmt.Sprintf("── chat %s · branch %s · %s · %d tokens in all", c.ID, sess.Branch(), plural(sess.TurnCount(), "turn"), u.Total())
 				if res.RunPriced {
 					line += " · this run " + formatUSD(res.RunCost)
 				}
 				if res.ChatPriced {
 					line += " · chat " + formatUSD(res.ChatCost)
 				}
-				fmt.Fprintln(a.stdout, line)
+				fmt.Fprintln(humanOutput(a.stdout), line+" · saved in "+savedIn(res.DBPath))
 			}
 			return nil
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&contextPath, "context", "", "context file (default: the script's context:)")
+	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
 	return cmd
 }

@@ -38,7 +38,12 @@ const (
 // run executes the command line and returns the exit code: 0 success, 2 invalid input
 // (FILE:LINE:COL: message on stderr, nothing written), 1 any other failure.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &app{stdin: stdin, stdout: stdout, stderr: stderr}
+	return (&app{stdin: stdin, stdout: stdout, stderr: stderr, terminal: fileTerminal}).execute(ctx, args)
+}
+
+// execute runs the command line on a's streams and returns the exit code (see run).
+func (app *app) execute(ctx context.Context, args []string) int {
+	stdout, stderr, stdin := app.stdout, app.stderr, app.stdin
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -58,7 +63,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var usage *usageError
 	var appUsage *ctxapp.UsageError
 	var setting *config.SettingError
-	if errors.As(err, &usage) || errors.As(err, &appUsage) || errors.As(err, &setting) || strings.HasPrefix(err.Error(), "unknown command ") {
+	var ambiguous *ctxapp.AmbiguousChatError
+	if errors.As(err, &usage) || errors.As(err, &appUsage) || errors.As(err, &setting) || errors.As(err, &ambiguous) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitInvalid // cobra's unknown command error has no type of its own
 	}
 	return exitFailure
@@ -74,6 +80,8 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	flags          globalFlags
+	// terminal reports whether w is a terminal, and its width (nil: never one).
+	terminal func(w io.Writer) (width int, ok bool)
 }
 
 // globalFlags are the flags every command accepts.
@@ -99,6 +107,7 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 
+	root.PersistentPreRunE = checkTimeouts
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.flags.db, "db", "", "chat database (default: ctxlab.db in the user's data directory; :memory: for none)")
@@ -111,7 +120,10 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.DurationVar(&a.flags.firstTokenTimeout, "first-token-timeout", 0, "limit on the wait for the first token (default: the profile's first_token_timeout, else 60s)")
 	pf.DurationVar(&a.flags.idleTimeout, "idle-timeout", 0, "limit on a silence mid-stream (default: the profile's idle_timeout, else 30s)")
 	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
-		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand())
+		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand(), a.askCommand(),
+		a.versionCommand())
+	root.Version = buildVersion()
+	root.SetVersionTemplate("{{.Version}}\n")
 	return root
 }
 

@@ -6,6 +6,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -66,21 +69,68 @@ func (iw inertWriter) Write(p []byte) (int, error) {
 
 // writePrompt prints what `ctxlab prompt` shows of a planned turn: the rendered system
 // prompt, the turn's block and a summary of the request.
-func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trace, user string) {
+func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trace, user string, v turnView) {
 	w = humanOutput(w)
 	fmt.Fprintf(w, "── system prompt · %s · ~%d tokens\n%s\n\n", renderer,
 		plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
-	writeTurn(w, t, user, "")
-	fmt.Fprintf(w, "  %-16s model %s · %d messages · %d tools\n", "request:",
-		inert.Line(plan.Request.Model), len(plan.Request.Messages), len(plan.Request.Tools))
+	writeTurnView(w, t, user, "", v)
+	fmt.Fprintf(w, "  %-16s model %s · %s · %s\n", "request:",
+		inert.Line(plan.Request.Model), plural(len(plan.Request.Messages), "message"), plural(len(plan.Request.Tools), "tool"))
 }
 
 // writeTurn prints the compact human-readable block of one turn: what fired and why, what
 // did not and why (grouped), the instructions applied, the reply (labelled with where it
 // came from, when known) and the tokens. Everything it prints is made inert.
 func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
+	writeTurnView(w, t, user, source, turnView{})
+}
+
+// turnView is how a turn's block is laid out: Width is the terminal's width to wrap long
+// lines to (0: not a terminal, lines are not wrapped); ShowMessages adds the final user
+// message as sent (reminders baked in) and the system-placement message.
+type turnView struct {
+	Width        int
+	ShowMessages bool
+}
+
+// labelWidth is the width of the labels of a turn's block ("  assistant:       ").
+const labelWidth = 2 + 16 + 1
+
+// writeBlock prints text under label: its first line beside the label, the others (its
+// own lines, and the pieces of a line wrapped to width when width is not 0) indented
+// under it. text is made inert first.
+func writeBlock(w io.Writer, label, text string, width int) {
+	text = inert.Text(text)
+	var lines []string
+	for _, l := range strings.Split(text, "\n") {
+		if width > labelWidth+10 {
+			l = ansi.Wrap(l, width-labelWidth, "")
+			lines = append(lines, strings.Split(l, "\n")...)
+			continue
+		}
+		lines = append(lines, l)
+	}
+	for i, l := range lines {
+		if i > 0 {
+			label = ""
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-16s %s", label, l), " "))
+	}
+}
+
+// writeTurnView is writeTurn laid out as v says.
+func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView) {
 	w = humanOutput(w)
-	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, t.At)
+	writeTurnHead(w, t, user, v)
+	writeTurnTail(w, t, source, v, false)
+}
+
+// writeTurnHead prints the part of a turn's block known before it is sent: the header,
+// the user's message, the decisions and the instructions (and, for a replay, what
+// changed).
+func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
+	w = humanOutput(w)
+	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, toSecond(t.At))
 	if t.ChatID != "" {
 		fmt.Fprintf(w, " · chat %s", t.ChatID)
 	}
@@ -89,7 +139,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	}
 	fmt.Fprintln(w)
 	if user != "" {
-		fmt.Fprintf(w, "  %-16s %s\n", "user:", oneLine(user, 100))
+		writeBlock(w, "user:", tidyText(user), v.Width)
 	}
 	var fired, skipped, changed []string
 	quiet := map[string][]string{}
@@ -148,7 +198,7 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		fmt.Fprintf(w, "  %-16s %s\n", r+":", oneLine(strings.Join(quiet[r], ", "), 100))
+		writeBlock(w, r+":", strings.Join(quiet[r], ", "), v.Width)
 	}
 	if len(instr) > 0 {
 		writeList(w, "instructions:", instr, "")
@@ -163,8 +213,49 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 	if len(changed) > 0 {
 		writeList(w, "changed:", changed, "")
 	}
+	if v.ShowMessages {
+		writeSent(w, t.Request, t.SystemPrompt, v.Width)
+	}
+}
+
+// writeSent prints the end of a request as the model gets it: the system-placement
+// message, if any, and the final user message with its reminders baked in, each part of
+// a message with several on its own.
+func writeSent(w io.Writer, req chat.Request, systemPrompt string, width int) {
+	msgs := req.Messages
+	last := -1
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == chat.RoleUser {
+			last = i
+			break
+		}
+	}
+	if last < 0 {
+		return
+	}
+	if i := last - 1; i >= 0 && msgs[i].Role == chat.RoleSystem && (i > 0 || msgs[i].Content != systemPrompt) {
+		writeBlock(w, "sent system:", msgs[i].Text(), width)
+	}
+	m := msgs[last]
+	if m.Parts == nil {
+		writeBlock(w, "sent user:", m.Content, width)
+		return
+	}
+	for n, p := range m.Parts {
+		writeBlock(w, fmt.Sprintf("sent part %d:", n+1), p.Text, width)
+	}
+}
+
+// writeTurnTail prints the rest of a turn's block: the reply (its text left out when
+// streamed, since it was printed as it arrived), the finish reason, the tokens and the
+// error.
+func writeTurnTail(w io.Writer, t *engine.Trace, source string, v turnView, streamed bool) {
+	w = humanOutput(w)
 	if a := t.Assistant; a != nil {
-		line := oneLine(a.Text, 100)
+		line := tidyText(a.Text)
+		if streamed {
+			line = ""
+		}
 		for _, tool := range a.Tools {
 			switch tool.State {
 			case chat.ToolOutputError:
@@ -178,10 +269,15 @@ func writeTurn(w io.Writer, t *engine.Trace, user, source string) {
 		if a.Interrupted {
 			line += " [interrupted]"
 		}
-		if source != "" {
-			line = "[" + source + "] " + line
+		switch {
+		case !streamed:
+			if source != "" {
+				line = "[" + source + "] " + line
+			}
+			writeBlock(w, "assistant:", line, v.Width)
+		case line != "":
+			writeBlock(w, "", strings.TrimSpace(line), v.Width)
 		}
-		fmt.Fprintf(w, "  %-16s %s\n", "assistant:", line)
 		if a.FinishReason != "" && a.FinishReason != "stop" {
 			fmt.Fprintf(w, "  %-16s %s\n", "finish:", a.FinishReason)
 		}
@@ -237,6 +333,29 @@ func formatUSD(usd float64) string {
 		return fmt.Sprintf("$%.6f", usd)
 	}
 	return fmt.Sprintf("$%.4f", usd)
+}
+
+// toSecond is an RFC 3339 time of a trace as the human output shows it: to the second,
+// in UTC (as it is when it does not parse).
+func toSecond(at string) string {
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return at
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// tidyText is s made inert with its line breaks kept: blank lines at its ends dropped,
+// and in each line the indentation kept, other runs of blanks made one space, trailing
+// blanks dropped (so that what inert removed leaves no gap).
+func tidyText(s string) string {
+	lines := strings.Split(inert.Text(s), "\n")
+	for i, l := range lines {
+		body := strings.TrimLeft(l, " \t")
+		indent := l[:len(l)-len(body)]
+		lines[i] = indent + strings.Join(strings.Fields(body), " ")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), "\n")
 }
 
 // oneLine flattens s to one line of at most n characters, made inert first so that the

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/llm/config"
@@ -29,12 +32,15 @@ func (a *app) openDB() (*store.DB, error) {
 	return w.Store(), nil
 }
 
-// openSavedDB opens the chat database for a command that only reads it: a database that
-// does not exist is an error, not a new empty file (a mistyped --db creates nothing).
-func (a *app) openSavedDB() (*store.DB, error) {
-	w, err := ctxapp.OpenSaved(context.Background(), a.options())
-	if err != nil {
-		return nil, err
+// checkTimeouts refuses a timeout of 0 on the command line, as a negative one is: a
+// timeout is a positive duration, and there is no "no limit" (leave the flag out for the
+// profile's or the default).
+func checkTimeouts(cmd *cobra.Command, _ []string) error {
+	for _, name := range []string{"connect-timeout", "first-token-timeout", "idle-timeout"} {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "0s" {
+			return &usageError{fmt.Sprintf("flag --%s must be a positive duration like 90s, found 0s "+
+				"(there is no 'no limit': leave the flag out for the profile's or the default)", name)}
+		}
 	}
-	return w.Store(), nil
+	return nil
 }

@@ -1,7 +1,9 @@
 package predicates
 
 import (
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -123,7 +125,9 @@ func (p *parser) call() (*node, error) {
 		return nil, err
 	}
 	if p.tok.kind != tokLParen {
-		return nil, p.expected("'(' after " + strconv.Quote(name.str))
+		err := p.expected("'(' after " + strconv.Quote(name.str))
+		err.Msg += turnHint(name.str, p.lx.src[p.tok.off:])
+		return nil, err
 	}
 	if p.depth++; p.depth > maxDepth {
 		return nil, &ParseError{Offset: p.tok.off, Msg: "expression nested too deeply (more than " + strconv.Itoa(maxDepth) + " levels)"}
@@ -134,7 +138,7 @@ func (p *parser) call() (*node, error) {
 	}
 	if p.tok.kind != tokRParen {
 		for {
-			a, err := p.arg()
+			a, err := p.arg(name.str)
 			if err != nil {
 				return nil, err
 			}
@@ -155,8 +159,8 @@ func (p *parser) call() (*node, error) {
 	return n, p.advance()
 }
 
-// arg parses an argument: a value, or name '=' value.
-func (p *parser) arg() (arg, error) {
+// arg parses an argument of the call fn: a value, or name '=' value.
+func (p *parser) arg(fn string) (arg, error) {
 	if p.tok.kind != tokName {
 		v, err := p.value("argument")
 		return arg{val: v}, err
@@ -174,7 +178,11 @@ func (p *parser) arg() (arg, error) {
 		return arg{name: saveTok.str, nameOff: saveTok.off, val: v}, err
 	}
 	if p.tok.kind != tokLParen {
-		return arg{}, p.expected("'(' or '=' after " + strconv.Quote(saveTok.str))
+		err := p.expected("'(' or '=' after " + strconv.Quote(saveTok.str))
+		if (p.tok.kind == tokRParen || p.tok.kind == tokComma) && !isCombinator(fn) {
+			err.Msg += "; to match the text, quote it: '" + saveTok.str + "'"
+		}
+		return arg{}, err
 	}
 	p.lx.pos, p.tok = save, saveTok
 	v, err := p.call()
@@ -235,4 +243,40 @@ func (p *parser) list() (*node, error) {
 	n.end = p.tok.end
 	n.src = p.lx.src[n.off:n.end]
 	return n, p.advance()
+}
+
+// turnComparison is a comparison written the way other languages write it, after the
+// name of the turn: "> 3", ">= 3".
+var turnComparison = regexp.MustCompile(`^(>=?)\s*(\d{1,9})`)
+
+// turnHint suggests afterTurn for "turn > 3" (rest is the source from the token after
+// the name), or "" when it does not look like one.
+func turnHint(name, rest string) string {
+	switch strings.ToLower(name) {
+	case "turn", "turns", "turncount":
+	default:
+		return ""
+	}
+	m := turnComparison.FindStringSubmatch(rest)
+	if m == nil {
+		return ""
+	}
+	n, _ := strconv.Atoi(m[2])
+	if m[1] == ">=" {
+		n--
+	}
+	if n < 0 {
+		return ""
+	}
+	return "; use afterTurn(" + strconv.Itoa(n) + ") (true after turn " + strconv.Itoa(n) + ")"
+}
+
+// isCombinator reports whether fn takes predicates as its arguments (a bare word there is
+// not a text).
+func isCombinator(fn string) bool {
+	switch fn {
+	case "and", "or", "not":
+		return true
+	}
+	return false
 }

@@ -98,7 +98,8 @@ type ReplayStats struct {
 
 // Replay walks the active branch of a saved chat in the database opt names and calls fn
 // with each turn's trace: as recorded when contextPath is "", else re-evaluated under the
-// context file at contextPath (engine.Replay). It never writes to the chat; a database
+// context file at contextPath (engine.Replay). chatID may be a unique prefix or "last"
+// (Workspace.ResolveChat). It never writes to the chat; a database
 // that does not exist is a *NoDatabaseError.
 func Replay(ctx context.Context, opt Options, chatID, contextPath string, fn func(*engine.Trace) error) (ReplayStats, error) {
 	var stats ReplayStats
@@ -119,6 +120,9 @@ func Replay(ctx context.Context, opt Options, chatID, contextPath string, fn fun
 		return stats, err
 	}
 	defer w.Close()
+	if chatID, err = w.ResolveChat(ctx, chatID); err != nil {
+		return stats, err
+	}
 	eng, err := w.Engine(file, settings)
 	if err != nil {
 		return stats, err
@@ -151,14 +155,23 @@ func (w *Workspace) Branches(ctx context.Context, chatID string) (chat.Chat, []c
 
 // ScriptRun is a script to play (`ctxlab run`).
 type ScriptRun struct {
-	// Path is the script file.
+	// Path is the script file, or, when Data is not nil, the name its errors give it
+	// ("<stdin>"): a context file it names is then resolved against the working directory.
 	Path string
+	// Data is the script's text when it is not read from Path (a script on stdin).
+	Data []byte
 	// Context is the context file; "" takes the script's context:.
 	Context string
 	// OnTurn is called after each turn (and regenerated reply) is saved; OnStep after each
 	// branch operation, with a line describing it. Either may be nil.
 	OnTurn func(st *script.Step, res *engine.TurnResult)
 	OnStep func(st *script.Step, what string)
+	// OnEvent, when not nil, receives each turn's events as it runs (script.Runner's
+	// OnEvent): what a streaming output prints as the reply arrives.
+	OnEvent func(st *script.Step, chatID string, ev engine.Event)
+	// OnNotice, when not nil, receives the script runner's notices (script.Runner's
+	// OnNotice): continuing a saved chat, a clock going backwards.
+	OnNotice func(st *script.Step, msg string)
 }
 
 // ScriptResult is a script played.
@@ -173,6 +186,8 @@ type ScriptResult struct {
 	// false when the price of some model it used is unknown.
 	ChatCost   float64
 	ChatPriced bool
+	// DBPath is the database the chat was saved in.
+	DBPath string
 }
 
 // RunScript plays a script: it loads it and its context file, resolves the settings (a
@@ -183,7 +198,13 @@ type ScriptResult struct {
 // real. Problems of the script are *diag.Error at their step; nothing is written when
 // there is one.
 func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, error) {
-	sc, err := script.Load(r.Path)
+	var sc *script.Script
+	var err error
+	if r.Data != nil {
+		sc, err = script.Parse(r.Path, r.Data)
+	} else {
+		sc, err = script.Load(r.Path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -236,8 +257,8 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	if err != nil {
 		return nil, err
 	}
-	res := &ScriptResult{}
-	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep}
+	res := &ScriptResult{DBPath: w.DBPath()}
+	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
 		if usd := tr.CostUSD(); usd != nil {
 			res.RunCost += *usd

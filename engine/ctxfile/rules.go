@@ -65,7 +65,7 @@ func (l *loader) instructions(n *yaml.Node) {
 			if s, ok := l.r.String(v, "kind"); ok {
 				kinds := []string{KindMust, KindNever, KindShould}
 				if !contains(kinds, s) {
-					l.r.Errorf(v, "unknown instruction kind %q; use must, never or should%s", s, diag.DidYouMean(s, kinds))
+					l.r.Errorf(v, "unknown instruction kind %q; use must, never or should%s", s, kindHint(s, kinds))
 				}
 				in.Kind = s
 			}
@@ -217,4 +217,15 @@ func (l *loader) toolText(n *yaml.Node, what string) string {
 	}
 	js, _ := l.r.JSON(n, what)
 	return string(js)
+}
+
+// kindHint is the did-you-mean of an unknown instruction kind: never for the negative
+// kinds other guides use (must_not, mustn't, should not, don't), else the nearest kind.
+func kindHint(s string, kinds []string) string {
+	k := strings.NewReplacer("_", "", "-", "", " ", "", "'", "").Replace(strings.ToLower(s))
+	switch k {
+	case "mustnot", "mustnt", "shouldnot", "shouldnt", "dont", "donot", "not", "no", "forbid", "forbidden":
+		return "; did you mean never?"
+	}
+	return diag.DidYouMean(s, kinds)
 }

@@ -66,6 +66,13 @@ type Runner struct {
 	OnTurn func(st *Step, res *engine.TurnResult)
 	// OnStep is called after each branch operation, with a line describing it.
 	OnStep func(st *Step, what string)
+	// OnEvent, when not nil, receives the events of each turn as it runs (engine.Event),
+	// with the id of the script's chat.
+	OnEvent func(st *Step, chatID string, ev engine.Event)
+	// OnNotice, when not nil, receives what a user may not expect, as a line to show
+	// (nothing of it goes into the traces): a script continuing a saved chat (st nil), a
+	// step whose clock is earlier than the message before it on its branch.
+	OnNotice func(st *Step, msg string)
 }
 
 // Run opens the script's chat (creating it when it does not exist, continuing it on its
@@ -76,8 +83,12 @@ func (r *Runner) Run(ctx context.Context, s *Script) (*engine.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sess.Saved() {
+		r.notice(nil, "continuing chat %s at turn %d on branch %s", sess.Chat().ID, sess.TurnCount()+1, sess.Branch())
+	}
 	for i := range s.Steps {
 		st := &s.Steps[i]
+		r.checkClock(s, sess, st)
 		if err := r.step(ctx, sess, st); err != nil {
 			if errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrInvalid) {
 				return sess, diag.Errorf(s.Path, st.Line, st.Col, "%s: %v", st.Kind, err)
@@ -136,15 +147,19 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error
 		return errors.New("no scripted reply and no model configured")
 	}
 	in := engine.UserInput{Text: st.User, At: st.At, Locale: st.Locale}
+	var opts []engine.SendOption
+	if r.OnEvent != nil {
+		opts = append(opts, engine.WithEvents(func(ev engine.Event) { r.OnEvent(st, sess.Chat().ID, ev) }))
+	}
 	var res *engine.TurnResult
 	var err error
 	switch st.Kind {
 	case StepTurn:
-		res, err = sess.Send(ctx, in, rep)
+		res, err = sess.Send(ctx, in, rep, opts...)
 	case StepEdit:
-		res, err = sess.Edit(ctx, st.Turn, in, rep)
+		res, err = sess.Edit(ctx, st.Turn, in, rep, opts...)
 	case StepRegenerate:
-		res, err = sess.Regenerate(ctx, rep, st.At)
+		res, err = sess.Regenerate(ctx, rep, st.At, opts...)
 	case StepCheckpoint:
 		err = sess.Checkpoint(ctx, st.Name)
 		r.note(st, err, "checkpoint %s at %s", st.Name, sess.Branch())
@@ -153,7 +168,11 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error
 		r.note(st, err, "restored checkpoint %s: now on branch %s", st.Name, sess.Branch())
 	case StepSwitch:
 		err = sess.Switch(ctx, st.Name)
-		r.note(st, err, "switched to branch %s (%d turns)", st.Name, sess.TurnCount())
+		turns := "turns"
+		if sess.TurnCount() == 1 {
+			turns = "turn"
+		}
+		r.note(st, err, "switched to branch %s (%d %s)", st.Name, sess.TurnCount(), turns)
 	case StepRewind:
 		err = sess.Rewind(ctx, st.Turn)
 		r.note(st, err, "rewound to turn %d: now on branch %s", st.Turn, sess.Branch())
@@ -162,6 +181,42 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error
 		r.OnTurn(st, res)
 	}
 	return err
+}
+
+func (r *Runner) notice(st *Step, format string, args ...any) {
+	if r.OnNotice != nil {
+		r.OnNotice(st, fmt.Sprintf(format, args...))
+	}
+}
+
+// checkClock gives a notice when a turn or edit sets a clock earlier than the message
+// before it on its branch: the chat's time would go backwards.
+func (r *Runner) checkClock(s *Script, sess *engine.Session, st *Step) {
+	if r.OnNotice == nil || st.At.IsZero() || (st.Kind != StepTurn && st.Kind != StepEdit) {
+		return
+	}
+	path := sess.Messages()
+	before := len(path) // a turn follows the branch's last message
+	if st.Kind == StepEdit {
+		before = -1
+		n := 0
+		for i, m := range path {
+			if m.Role == chat.RoleUser {
+				if n++; n == st.Turn {
+					before = i
+					break
+				}
+			}
+		}
+	}
+	if before < 1 {
+		return
+	}
+	prev := path[before-1].CreatedAt
+	if st.At.Before(prev) {
+		r.notice(st, "%s:%d:%d: warning: at: %s is earlier than the message before it on branch %s (%s)",
+			s.Path, st.Line, st.Col, engine.FormatTime(st.At), sess.Branch(), engine.FormatTime(prev))
+	}
 }
 
 func (r *Runner) note(st *Step, err error, format string, args ...any) {

@@ -24,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -91,6 +92,21 @@ type Options struct {
 	Args []string
 }
 
+// skipped holds why the last test that needed aimock was skipped (a string), if one was.
+var skipped atomic.Value
+
+// Main runs a package's tests (call it from TestMain) and, when a test was skipped for
+// want of aimock, says so once on stderr with how to install it: go test without -v then
+// shows why (in its local directory mode: go test ./... shows a passing package's output
+// only with -v).
+func Main(m *testing.M) int {
+	code := m.Run()
+	if why, ok := skipped.Load().(string); ok {
+		fmt.Fprintf(os.Stderr, "aimock integration tests skipped: %s; to run them: %s\n", why, Install)
+	}
+	return code
+}
+
 // Server is a running aimock.
 type Server struct {
 	// URL is the server's root, http://127.0.0.1:PORT; the OpenAI API is under BaseURL.
@@ -113,6 +129,7 @@ func Start(tb testing.TB, o Options) *Server {
 		if os.Getenv("CTXLAB_AIMOCK_REQUIRED") == "1" {
 			tb.Fatalf("aimock is required: %v; install it: %s", err, Install)
 		}
+		skipped.Store(err.Error())
 		tb.Skipf("aimock integration test skipped: %v; to run it: %s", err, Install)
 	}
 	fixtures, err := filepath.Abs(o.Fixtures)

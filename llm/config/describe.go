@@ -104,8 +104,10 @@ func (s Settings) Lines() []Line {
 
 // Describe returns Lines as aligned text, one setting per line: what `ctxlab config`
 // prints.
-func (s Settings) Describe() string {
-	lines := s.Lines()
+func (s Settings) Describe() string { return DescribeLines(s.Lines()) }
+
+// DescribeLines returns lines as aligned text, one a line, as Describe prints them.
+func DescribeLines(lines []Line) string {
 	kw, vw := 0, 0
 	for _, l := range lines {
 		kw = max(kw, len(l.Key))

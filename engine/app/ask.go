@@ -1,0 +1,94 @@
+package app
+
+import (
+	"context"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+// ErrAskNoModel is `ctxlab ask` with no model configured: it has no scripted reply to fall
+// back on.
+var ErrAskNoModel = &UsageError{"ask needs a model, and none is configured: set --base-url (a local server) or " +
+	"OPENAI_API_KEY with --model, or a config profile (see ctxlab config); or play a script whose turns " +
+	"have scripted replies (assistant:) with ctxlab run"}
+
+// AskRequest is one message to send to the model (`ctxlab ask`).
+type AskRequest struct {
+	// Text is the user's message.
+	Text string
+	// Context is the context file; "" is none: an empty context, with no fragments and no
+	// reminders.
+	Context string
+	// Chat continues a saved chat on its active branch: an id, a unique prefix of one, or
+	// "last" (see ResolveChat); "" starts a new chat.
+	Chat string
+	// OnEvent, when not nil, receives the turn's events as it runs, with the chat's id.
+	OnEvent func(chatID string, ev engine.Event)
+}
+
+// AskResult is a message sent and its reply saved.
+type AskResult struct {
+	Turn *engine.TurnResult
+	// ChatID is the chat the turn was saved in; DBPath the database.
+	ChatID, DBPath string
+	// Branch is the branch the turn was saved on; Turns the branch's turn count.
+	Branch string
+	Turns  int
+}
+
+// Ask sends one message to the configured model, in a new chat or a saved one, and saves
+// the turn. With no model configured it returns ErrAskNoModel before opening anything. A
+// reply cut short is saved and returned with its error, as engine.Session.Send does.
+func Ask(ctx context.Context, opt Options, r AskRequest) (*AskResult, error) {
+	file := &ctxfile.File{Renderer: replayFile.Renderer}
+	if r.Context != "" {
+		f, err := ctxfile.Load(r.Context)
+		if err != nil {
+			return nil, err
+		}
+		file = f
+	}
+	settings, err := ResolveSettings(opt.Flags, file, false)
+	if err != nil {
+		return nil, err
+	}
+	if !settings.Configured() {
+		return nil, ErrAskNoModel
+	}
+	w, err := Open(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	model, err := w.Model(ctx, &settings)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := w.Engine(file, settings)
+	if err != nil {
+		return nil, err
+	}
+	var c *Chat
+	if r.Chat == "" {
+		c = w.NewChat(settings, eng, model)
+	} else {
+		id, err := w.ResolveChat(ctx, r.Chat)
+		if err != nil {
+			return nil, err
+		}
+		if c, err = w.OpenChat(ctx, settings, eng, model, id); err != nil {
+			return nil, err
+		}
+	}
+	var emit func(engine.Event)
+	if r.OnEvent != nil {
+		emit = func(ev engine.Event) { r.OnEvent(c.ID(), ev) }
+	}
+	res, err := c.Send(ctx, r.Text, emit)
+	if res == nil {
+		return nil, err
+	}
+	sess := c.Session()
+	return &AskResult{Turn: res, ChatID: c.ID(), DBPath: w.DBPath(), Branch: sess.Branch(), Turns: sess.TurnCount()}, err
+}

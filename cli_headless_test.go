@@ -411,7 +411,7 @@ func TestHeadlessRunNotices(t *testing.T) {
 	}
 	again := runCtxlab(t, "run", "testdata/demo/support.script.yaml", "--db", db, "--json")
 	want := "continuing chat demo-1 at turn 5 on branch main\n" +
-		"testdata/demo/support.script.yaml:6:5: warning: at: 2026-03-27T14:30:00Z is earlier than the message before it on branch main (2026-03-28T09:00:00Z)\n"
+		"testdata/demo/support.script.yaml:6:5: warning: at: 2026-03-27T14:30:00Z is earlier than the user message before it on branch main (2026-03-28T09:00:00Z)\n"
 	if again.code != 0 || again.stderr != want {
 		t.Errorf("second run: exit %d, stderr\n%s\nwant\n%s", again.code, again.stderr, want)
 	}

@@ -71,7 +71,7 @@ type Runner struct {
 	OnEvent func(st *Step, chatID string, ev engine.Event)
 	// OnNotice, when not nil, receives what a user may not expect, as a line to show
 	// (nothing of it goes into the traces): a script continuing a saved chat (st nil), a
-	// step whose clock is earlier than the message before it on its branch.
+	// step whose clock is earlier than the user message before it on its branch.
 	OnNotice func(st *Step, msg string)
 }
 
@@ -209,12 +209,20 @@ func (r *Runner) checkClock(s *Script, sess *engine.Session, st *Step) {
 			}
 		}
 	}
-	if before < 1 {
+	// The clock to compare with is the last user message's: a live reply is stamped with the
+	// wall clock, which a script's clocks are not meant to follow.
+	last := -1
+	for i := before - 1; i >= 0 && last < 0; i-- {
+		if path[i].Role == chat.RoleUser {
+			last = i
+		}
+	}
+	if last < 0 {
 		return
 	}
-	prev := path[before-1].CreatedAt
+	prev := path[last].CreatedAt
 	if st.At.Before(prev) {
-		r.notice(st, "%s:%d:%d: warning: at: %s is earlier than the message before it on branch %s (%s)",
+		r.notice(st, "%s:%d:%d: warning: at: %s is earlier than the user message before it on branch %s (%s)",
 			s.Path, st.Line, st.Col, engine.FormatTime(st.At), sess.Branch(), engine.FormatTime(prev))
 	}
 }

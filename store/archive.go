@@ -103,10 +103,11 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		if t.ChatID != c.ID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ID, t.ID, t.ChatID)
 		}
-		if err := checkTurn(t); err != nil {
+		compact, err := checkTurnJSON(t)
+		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
-		if turns[i], err = encodeTurn(t); err != nil {
+		if turns[i], err = encodeTurn(t, compact); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
 		usage = usage.Add(t.Counted())

@@ -19,7 +19,9 @@ type encodedTurn struct {
 	decisions any
 }
 
-func encodeTurn(t *chat.Turn) (encodedTurn, error) {
+// encodeTurn encodes the JSON columns of t; compact says its decisions are known to be
+// valid, compact JSON (checkTurnJSON).
+func encodeTurn(t *chat.Turn, compact bool) (encodedTurn, error) {
 	e := encodedTurn{t: t}
 	var err error
 	if e.request, err = marshalJSON(t.Request); err != nil {
@@ -31,7 +33,7 @@ func encodeTurn(t *chat.Turn) (encodedTurn, error) {
 		}
 	}
 	if len(t.Decisions) > 0 {
-		if e.decisions, err = compactJSON(t.Decisions); err != nil {
+		if e.decisions, err = compactJSON(t.Decisions, compact); err != nil {
 			return e, invalidf("turn %q: decisions: %v", t.ID, err)
 		}
 	}
@@ -113,11 +115,11 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		if t.ChatID != c.ChatID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
 		}
-		if err := checkTurn(&t); err != nil {
+		compact, err := checkTurnJSON(&t)
+		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
-		var err error
-		if turns[i], err = encodeTurn(&t); err != nil {
+		if turns[i], err = encodeTurn(&t, compact); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
 		usage = usage.Add(t.Counted())

@@ -267,3 +267,34 @@ func BenchmarkReplayUnrecorded(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPlanGrowth plans the next turn of a chat of 100 turns and of one of 5,000
+// (steps 1 to 4 of the pipeline, under the 200 reminders of BenchmarkTurn), then sends
+// it, so that each op appends one turn: the cost of planning a turn does not grow with
+// the chat. Compare median-plan-µs (the commit is BenchmarkCommitGrowth's, in package
+// store).
+//
+//	go test ./engine -run '^$' -bench PlanGrowth -benchtime 300x
+func BenchmarkPlanGrowth(b *testing.B) {
+	for _, n := range []int{100, 5000} {
+		b.Run(fmt.Sprintf("turn=%d", n), func(b *testing.B) {
+			s, when := benchSession(b, n)
+			r := rand.New(rand.NewPCG(9, 9))
+			vocab := benchVocab()
+			ctx := context.Background()
+			var times []time.Duration
+			for b.Loop() {
+				when = when.Add(7 * time.Minute)
+				in := UserInput{Text: "please deploy the release; the last query had errors " + benchWords(r, vocab, 20), At: when}
+				start := time.Now()
+				p := s.plan(in)
+				times = append(times, time.Since(start))
+				if _, err := s.finish(ctx, p, &Scripted{Text: benchWords(r, vocab, 60)}, nil, false, sendOptions(nil)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-plan-µs")
+		})
+	}
+}

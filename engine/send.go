@@ -265,9 +265,11 @@ func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
 	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.Parts,
 		CreatedAt: at, Interrupted: out.Interrupted}
 	decisions := marshalDecisions(p.Decisions)
-	completion := e.tokens.Count(asst.PlainText())
+	// Counted through the cache: the history counts the same texts again on the next turn.
+	count := e.cache.count
+	completion := count(asst.PlainText())
 	for _, tp := range asst.ToolParts() {
-		completion += e.tokens.Count(tp.ToolName) + e.tokens.Count(string(tp.Input)) + 3
+		completion += count(tp.ToolName) + count(string(tp.Input)) + 3
 	}
 	turn := chat.Turn{
 		ID: e.newID(), ChatID: s.chat.ID, Branch: p.Branch, Number: p.Turn,

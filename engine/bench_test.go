@@ -234,7 +234,7 @@ func BenchmarkDecisionsJSON(b *testing.B) {
 	p := s.Preview(UserInput{Text: "please deploy the release; the last query had errors", At: when.Add(40 * time.Minute)})
 	var size int
 	for b.Loop() {
-		size = len(marshalDecisions(p.Decisions))
+		size = len(marshalDecisionsSized(p.Decisions, size))
 	}
 	b.ReportMetric(float64(size), "bytes")
 }

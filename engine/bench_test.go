@@ -270,9 +270,12 @@ func BenchmarkReplayUnrecorded(b *testing.B) {
 
 // BenchmarkPlanGrowth plans the next turn of a chat of 100 turns and of one of 5,000
 // (steps 1 to 4 of the pipeline, under the 200 reminders of BenchmarkTurn), then sends
-// it, so that each op appends one turn: the cost of planning a turn does not grow with
-// the chat. Compare median-plan-µs (the commit is BenchmarkCommitGrowth's, in package
-// store).
+// it, so that each op appends one turn. Compare median-plan-µs (the commit is
+// BenchmarkCommitGrowth's, in package store). Two costs still grow with the chat here: a
+// request with a system-placement reminder copies the history (the injected message sits
+// between the history and the user message, so it cannot share the previous request's
+// array), and toolFailedStreak walks back over every reply while the streak lasts (bash
+// always fails in this workload).
 //
 //	go test ./engine -run '^$' -bench PlanGrowth -benchtime 300x
 func BenchmarkPlanGrowth(b *testing.B) {

@@ -234,7 +234,7 @@ func BenchmarkDecisionsJSON(b *testing.B) {
 	p := s.Preview(UserInput{Text: "please deploy the release; the last query had errors", At: when.Add(40 * time.Minute)})
 	var size int
 	for b.Loop() {
-		size = len(marshalDecisions(p.Decisions))
+		size = len(marshalDecisionsSized(p.Decisions, size))
 	}
 	b.ReportMetric(float64(size), "bytes")
 }
@@ -265,5 +265,39 @@ func BenchmarkReplayUnrecorded(b *testing.B) {
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/message")
 			})
 		}
+	}
+}
+
+// BenchmarkPlanGrowth plans the next turn of a chat of 100 turns and of one of 5,000
+// (steps 1 to 4 of the pipeline, under the 200 reminders of BenchmarkTurn), then sends
+// it, so that each op appends one turn. Compare median-plan-µs (the commit is
+// BenchmarkCommitGrowth's, in package store). Two costs still grow with the chat here: a
+// request with a system-placement reminder copies the history (the injected message sits
+// between the history and the user message, so it cannot share the previous request's
+// array), and toolFailedStreak walks back over every reply while the streak lasts (bash
+// always fails in this workload).
+//
+//	go test ./engine -run '^$' -bench PlanGrowth -benchtime 300x
+func BenchmarkPlanGrowth(b *testing.B) {
+	for _, n := range []int{100, 5000} {
+		b.Run(fmt.Sprintf("turn=%d", n), func(b *testing.B) {
+			s, when := benchSession(b, n)
+			r := rand.New(rand.NewPCG(9, 9))
+			vocab := benchVocab()
+			ctx := context.Background()
+			var times []time.Duration
+			for b.Loop() {
+				when = when.Add(7 * time.Minute)
+				in := UserInput{Text: "please deploy the release; the last query had errors " + benchWords(r, vocab, 20), At: when}
+				start := time.Now()
+				p := s.plan(in)
+				times = append(times, time.Since(start))
+				if _, err := s.finish(ctx, p, &Scripted{Text: benchWords(r, vocab, 60)}, nil, false, sendOptions(nil)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-plan-µs")
+		})
 	}
 }

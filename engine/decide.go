@@ -27,6 +27,8 @@ type decisions struct {
 	reminders    []Decision
 	instructions []Decision
 	applied      []bool // per instruction: rendered into the system prompt
+	// both is the array of reminders then instructions, when they share one (decide).
+	both []Decision
 }
 
 // fired returns what the turn records to derive counters and latches from: the fired
@@ -35,20 +37,27 @@ func (d *decisions) fired() []chat.Fired {
 	return append(dec.Fired(d.reminders), dec.Fired(d.instructions)...)
 }
 
-// all returns reminders then instructions, in file order.
+// all returns reminders then instructions, in file order: the array decide made for
+// both, or a copy for decisions made otherwise.
 func (d *decisions) all() []Decision {
+	if d.both != nil {
+		return d.both
+	}
 	out := make([]Decision, 0, len(d.reminders)+len(d.instructions))
 	return append(append(out, d.reminders...), d.instructions...)
 }
 
-// decide evaluates every reminder and instruction and applies the policy.
+// decide evaluates every reminder and instruction and applies the policy. Reminders and
+// instructions share one array, so that all need not copy them.
 func (t *turnEval) decide() *decisions {
-	d := &decisions{reminders: make([]Decision, len(t.file.Reminders))}
+	nr := len(t.file.Reminders)
+	both := make([]Decision, nr+len(t.file.Instructions))
+	d := &decisions{reminders: both[:nr:nr], both: both}
 	for i := range t.file.Reminders {
 		d.reminders[i] = t.reminder(&t.file.Reminders[i])
 	}
 	t.applyBudget(d.reminders)
-	d.instructions = make([]Decision, len(t.file.Instructions))
+	d.instructions = both[nr:]
 	d.applied = make([]bool, len(t.file.Instructions))
 	for i := range t.file.Instructions {
 		d.instructions[i] = t.instruction(&t.file.Instructions[i])

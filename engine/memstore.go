@@ -30,6 +30,9 @@ type MemStore struct {
 	turns       map[string][]chat.Turn // per chat, in commit order
 	turnIDs     map[memKey]bool
 	checkpoints map[string]map[string]chat.Checkpoint
+	// created holds the chats created here: the base had none of their records, so a
+	// lookup of their ids need not read it.
+	created map[string]bool
 }
 
 // memKey is an id scoped by its chat: the same message or turn id may be in two chats.
@@ -44,7 +47,7 @@ var _ Store = (*MemStore)(nil)
 func NewMemStore(base Reader) *MemStore {
 	return &MemStore{base: base, chats: map[string]chat.Chat{}, branches: map[string][]chat.Branch{},
 		messages: map[memKey]chat.Message{}, turns: map[string][]chat.Turn{}, turnIDs: map[memKey]bool{},
-		checkpoints: map[string]map[string]chat.Checkpoint{}}
+		checkpoints: map[string]map[string]chat.Checkpoint{}, created: map[string]bool{}}
 }
 
 func memNotFound(format string, args ...any) error {
@@ -90,6 +93,7 @@ func (m *MemStore) createChat(ctx context.Context, c chat.Chat) error {
 	defer m.mu.Unlock()
 	m.chats[c.ID] = c
 	m.branches[c.ID] = []chat.Branch{{Name: c.ActiveBranch, CreatedAt: c.CreatedAt}}
+	m.created[c.ID] = true
 	return nil
 }
 
@@ -123,8 +127,9 @@ func (m *MemStore) chatCopy(ctx context.Context, id string) (chat.Chat, error) {
 func (m *MemStore) hasMessage(ctx context.Context, chatID, id string) (bool, error) {
 	m.mu.Lock()
 	_, ok := m.messages[memKey{chatID, id}]
+	own := m.created[chatID]
 	m.mu.Unlock()
-	if ok || m.base == nil {
+	if ok || own || m.base == nil {
 		return ok, nil
 	}
 	// The walk from id stops before its parent: it reads one message.
@@ -139,8 +144,9 @@ func (m *MemStore) hasMessage(ctx context.Context, chatID, id string) (bool, err
 func (m *MemStore) hasTurn(ctx context.Context, chatID, id string) (bool, error) {
 	m.mu.Lock()
 	ok := m.turnIDs[memKey{chatID, id}]
+	own := m.created[chatID]
 	m.mu.Unlock()
-	if ok || m.base == nil {
+	if ok || own || m.base == nil {
 		return ok, nil
 	}
 	_, err := m.base.Turn(ctx, chatID, id)
@@ -341,6 +347,7 @@ func (m *MemStore) commit(ctx context.Context, c chat.Commit) (err error) {
 			if err != nil {
 				m.mu.Lock()
 				delete(m.chats, c.ChatID)
+				delete(m.created, c.ChatID)
 				delete(m.branches, c.ChatID)
 				m.mu.Unlock()
 			}

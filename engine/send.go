@@ -217,6 +217,9 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		s.view.append(&m)
 	}
 	t := res.Turn
+	// The view keeps turns without their decisions (see Turns), as a branch loads them:
+	// a chat of thousands of turns does not hold a hundred KB of JSON for each.
+	t.Decisions = nil
 	s.view.addTurn(&t)
 	s.usage = s.usage.Add(t.Counted())
 	s.chat.UpdatedAt = res.Assistant.CreatedAt
@@ -264,10 +267,13 @@ func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
 	}
 	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.Parts,
 		CreatedAt: at, Interrupted: out.Interrupted}
-	decisions := marshalDecisions(p.Decisions)
-	completion := e.tokens.Count(asst.PlainText())
+	decisions := marshalDecisionsSized(p.Decisions, s.decisionBytes)
+	s.decisionBytes = len(decisions)
+	// Counted through the cache: the history counts the same texts again on the next turn.
+	count := e.cache.count
+	completion := count(asst.PlainText())
 	for _, tp := range asst.ToolParts() {
-		completion += e.tokens.Count(tp.ToolName) + e.tokens.Count(string(tp.Input)) + 3
+		completion += count(tp.ToolName) + count(string(tp.Input)) + 3
 	}
 	turn := chat.Turn{
 		ID: e.newID(), ChatID: s.chat.ID, Branch: p.Branch, Number: p.Turn,

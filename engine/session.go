@@ -16,6 +16,8 @@ type Session struct {
 	chat  chat.Chat
 	view  *branchView
 	usage chat.Usage
+	// decisionBytes is the size of the last turn's decisions JSON (marshalDecisions).
+	decisionBytes int
 	// views keeps the branches visited most recently (the active one included), so that
 	// switching back and forth reads only what another writer added since.
 	views []*branchView

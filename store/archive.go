@@ -103,19 +103,22 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		if t.ChatID != c.ID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ID, t.ID, t.ChatID)
 		}
-		if err := checkTurn(t); err != nil {
+		compact, err := checkTurnJSON(t)
+		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
-		if turns[i], err = encodeTurn(t); err != nil {
+		if turns[i], err = encodeTurn(t, compact); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
 		usage = usage.Add(t.Counted())
 	}
+	set := d.prepared(ctx)
 	return d.write(ctx, func(tx *sql.Tx) error {
+		st := &txStmts{tx: tx, set: set}
 		if err := insertChat(ctx, tx, c, meta, usage, len(a.Messages)); err != nil {
 			return err
 		}
-		w := msgWriter{tx: tx, chatID: c.ID}
+		w := msgWriter{st: st, chatID: c.ID}
 		if err := w.insertAll(ctx, a.Messages); err != nil {
 			return err
 		}
@@ -133,7 +136,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 				return dbErr(ctx, err, fmt.Sprintf("import chat %q: checkpoint %q", c.ID, k.Name))
 			}
 		}
-		tw := turnWriter{tx: tx, chatID: c.ID}
+		tw := turnWriter{st: st, chatID: c.ID}
 		for i := range turns {
 			if err := tw.insert(ctx, &turns[i]); err != nil {
 				return err

@@ -19,7 +19,9 @@ type encodedTurn struct {
 	decisions any
 }
 
-func encodeTurn(t *chat.Turn) (encodedTurn, error) {
+// encodeTurn encodes the JSON columns of t; compact says its decisions are known to be
+// valid, compact JSON (checkTurnJSON).
+func encodeTurn(t *chat.Turn, compact bool) (encodedTurn, error) {
 	e := encodedTurn{t: t}
 	var err error
 	if e.request, err = marshalJSON(t.Request); err != nil {
@@ -31,7 +33,7 @@ func encodeTurn(t *chat.Turn) (encodedTurn, error) {
 		}
 	}
 	if len(t.Decisions) > 0 {
-		if e.decisions, err = compactJSON(t.Decisions); err != nil {
+		if e.decisions, err = compactJSON(t.Decisions, compact); err != nil {
 			return e, invalidf("turn %q: decisions: %v", t.ID, err)
 		}
 	}
@@ -113,11 +115,11 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		if t.ChatID != c.ChatID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
 		}
-		if err := checkTurn(&t); err != nil {
+		compact, err := checkTurnJSON(&t)
+		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
-		var err error
-		if turns[i], err = encodeTurn(&t); err != nil {
+		if turns[i], err = encodeTurn(&t, compact); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
 		usage = usage.Add(t.Counted())
@@ -128,17 +130,19 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 	if at.IsZero() {
 		at = d.now()
 	}
+	set := d.prepared(ctx)
 	return d.write(ctx, func(tx *sql.Tx) error {
 		if newChat != nil {
 			if err := createChat(ctx, tx, newChat, newMeta); err != nil {
 				return err
 			}
 		}
-		return d.commitTx(ctx, tx, &c, turns, usage, at)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, usage, at)
 	})
 }
 
-func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []encodedTurn, usage chat.Usage, at time.Time) error {
+func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, usage chat.Usage, at time.Time) error {
+	tx := st.tx
 	// The head check comes first: a writer that lost the race fails before any insert.
 	if c.NewBranch != nil {
 		b := *c.NewBranch
@@ -154,7 +158,10 @@ func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []e
 		}
 	} else {
 		var head sql.NullString
-		err := tx.QueryRowContext(ctx, "SELECT head FROM branches WHERE chat_id = ? AND name = ?", c.ChatID, c.Branch).Scan(&head)
+		q, err := st.stmt(ctx, sBranchHead)
+		if err == nil {
+			err = q.QueryRowContext(ctx, c.ChatID, c.Branch).Scan(&head)
+		}
 		if err == sql.ErrNoRows {
 			if _, _, err := loadChat(ctx, tx, c.ChatID); err != nil {
 				return err
@@ -169,20 +176,23 @@ func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []e
 		}
 	}
 
-	w := msgWriter{tx: tx, chatID: c.ChatID}
+	w := msgWriter{st: st, chatID: c.ChatID}
 	if err := w.insertAll(ctx, c.Messages); err != nil {
 		return err
 	}
 
-	tw := turnWriter{tx: tx, chatID: c.ChatID}
+	tw := turnWriter{st: st, chatID: c.ChatID}
 	for i := range turns {
 		if err := tw.insert(ctx, &turns[i]); err != nil {
 			return err
 		}
 	}
 
-	res, err := tx.ExecContext(ctx, "UPDATE branches SET head = ? WHERE chat_id = ? AND name = ? AND head IS ?",
-		nullStr(c.NewHead), c.ChatID, c.Branch, nullStr(c.ExpectHead))
+	move, err := st.stmt(ctx, sMoveHead)
+	var res sql.Result
+	if err == nil {
+		res, err = move.ExecContext(ctx, nullStr(c.NewHead), c.ChatID, c.Branch, nullStr(c.ExpectHead))
+	}
 	if err != nil {
 		return dbErr(ctx, err, fmt.Sprintf("chat %q: branch %q: move head to %q", c.ChatID, c.Branch, c.NewHead))
 	}
@@ -194,13 +204,11 @@ func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []e
 	if c.Activate {
 		active = c.Branch
 	}
-	res, err = tx.ExecContext(ctx, `UPDATE chats SET updated_at = ?1, message_count = message_count + ?2,
-		prompt_tokens = prompt_tokens + ?3, completion_tokens = completion_tokens + ?4, total_tokens = total_tokens + ?5,
-		cached_tokens = cached_tokens + ?6, reasoning_tokens = reasoning_tokens + ?7,
-		active_branch = coalesce(?8, active_branch)
-		WHERE id = ?9`,
-		encTime(at), len(c.Messages), usage.PromptTokens, usage.CompletionTokens, usage.TotalTokens,
-		usage.CachedTokens, usage.ReasoningTokens, active, c.ChatID)
+	upd, err := st.stmt(ctx, sUpdateChat)
+	if err == nil {
+		res, err = upd.ExecContext(ctx, encTime(at), len(c.Messages), usage.PromptTokens, usage.CompletionTokens, usage.TotalTokens,
+			usage.CachedTokens, usage.ReasoningTokens, active, c.ChatID)
+	}
 	if err != nil {
 		return dbErr(ctx, err, fmt.Sprintf("update chat %q", c.ChatID))
 	}
@@ -212,9 +220,8 @@ func (d *DB) commitTx(ctx context.Context, tx *sql.Tx, c *chat.Commit, turns []e
 
 // turnWriter inserts turns and their decisions inside one transaction.
 type turnWriter struct {
-	tx       *sql.Tx
-	chatID   string
-	ins, dec *sql.Stmt
+	st     *txStmts
+	chatID string
 }
 
 func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
@@ -224,18 +231,11 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 		rep = [5]any{r.PromptTokens, r.CompletionTokens, r.TotalTokens, r.CachedTokens, r.ReasoningTokens}
 	}
 	est := t.Estimated
-	var err error
-	if w.ins == nil {
-		if w.ins, err = w.tx.PrepareContext(ctx, `INSERT INTO turns (chat_id, id, branch, number,
-			user_message_id, assistant_message_id, at, request, fired,
-			rep_prompt, rep_completion, rep_total, rep_cached, rep_reasoning,
-			est_prompt, est_completion, est_total, est_cached, est_reasoning,
-			ttft_ns, latency_ns, finish_reason, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
-			return dbErr(ctx, err, "insert turn")
-		}
+	ins, err := w.st.stmt(ctx, sInsTurn)
+	if err != nil {
+		return dbErr(ctx, err, "insert turn")
 	}
-	res, err := w.ins.ExecContext(ctx, w.chatID, t.ID, t.Branch, t.Number,
+	res, err := ins.ExecContext(ctx, w.chatID, t.ID, t.Branch, t.Number,
 		nullStr(t.UserMessageID), nullStr(t.AssistantMessageID), encTime(t.At), e.request, e.fired,
 		rep[0], rep[1], rep[2], rep[3], rep[4],
 		est.PromptTokens, est.CompletionTokens, est.TotalTokens, est.CachedTokens, est.ReasoningTokens,
@@ -254,12 +254,11 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 	if err != nil {
 		return dbErr(ctx, err, "insert turn")
 	}
-	if w.dec == nil {
-		if w.dec, err = w.tx.PrepareContext(ctx, "INSERT INTO turn_decisions (turn_pk, decisions) VALUES (?, ?)"); err != nil {
-			return dbErr(ctx, err, "insert turn decisions")
-		}
+	dec, err := w.st.stmt(ctx, sInsDecisions)
+	if err != nil {
+		return dbErr(ctx, err, "insert turn decisions")
 	}
-	_, err = w.dec.ExecContext(ctx, pk, e.decisions)
+	_, err = dec.ExecContext(ctx, pk, e.decisions)
 	return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: decisions", w.chatID, t.ID))
 }
 

@@ -50,6 +50,8 @@ const Memory = ":memory:"
 type DB struct {
 	db   *sql.DB
 	path string
+	// stmts holds the statements of a commit, prepared once.
+	stmts stmtCache
 
 	// Now returns the current time, used for created and updated times the caller did not
 	// give. It defaults to time.Now; tests replace it.
@@ -170,6 +172,7 @@ func dsnFor(path string) (string, error) {
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.closeStmts()
 	if err := d.db.Close(); err != nil {
 		return dbErr(context.Background(), err, "close database")
 	}

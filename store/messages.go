@@ -422,9 +422,8 @@ func (p *msgInfo) child(m *chat.Message) msgInfo {
 
 // msgWriter inserts messages and their full-text rows inside one transaction.
 type msgWriter struct {
-	tx       *sql.Tx
-	chatID   string
-	ins, fts *sql.Stmt
+	st     *txStmts
+	chatID string
 }
 
 // insert writes m, whose parent is described by parent (nil for a root), and returns what
@@ -446,18 +445,15 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 			return info, invalidf("message %q: reminders: %v", m.ID, err)
 		}
 	}
-	if w.ins == nil {
-		if w.ins, err = w.tx.PrepareContext(ctx, `INSERT INTO messages
-			(chat_id, id, parent_id, parent_pk, depth, user_turns, role, parts, locale, reminders, interrupted, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`); err != nil {
-			return info, dbErr(ctx, err, "insert message")
-		}
+	ins, err := w.st.stmt(ctx, sInsMessage)
+	if err != nil {
+		return info, dbErr(ctx, err, "insert message")
 	}
 	var parentPK any
 	if parent != nil {
 		parentPK = parent.pk
 	}
-	res, err := w.ins.ExecContext(ctx, w.chatID, m.ID, nullStr(m.ParentID), parentPK, info.depth, info.userTurns,
+	res, err := ins.ExecContext(ctx, w.chatID, m.ID, nullStr(m.ParentID), parentPK, info.depth, info.userTurns,
 		string(m.Role), parts, locale, reminders, m.Interrupted, encTime(m.CreatedAt))
 	if err != nil {
 		err = dbErr(ctx, err, fmt.Sprintf("chat %q: message %q", w.chatID, m.ID))
@@ -473,12 +469,11 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	if text == "" {
 		return info, nil
 	}
-	if w.fts == nil {
-		if w.fts, err = w.tx.PrepareContext(ctx, "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)"); err != nil {
-			return info, dbErr(ctx, err, "index message")
-		}
+	fts, err := w.st.stmt(ctx, sInsFTS)
+	if err != nil {
+		return info, dbErr(ctx, err, "index message")
 	}
-	if _, err := w.fts.ExecContext(ctx, info.pk, text); err != nil {
+	if _, err := fts.ExecContext(ctx, info.pk, text); err != nil {
 		return info, dbErr(ctx, err, fmt.Sprintf("chat %q: index message %q", w.chatID, m.ID))
 	}
 	return info, nil
@@ -495,7 +490,7 @@ func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
 			p, ok := infos[m.ParentID]
 			if !ok {
 				var err error
-				if p, err = parentInfo(ctx, w.tx, w.chatID, m.ParentID); err != nil {
+				if p, err = w.parentInfo(ctx, m.ParentID); err != nil {
 					return fmt.Errorf("chat %q: message %q: parent: %w", w.chatID, m.ID, err)
 				}
 			}
@@ -510,10 +505,24 @@ func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
 	return nil
 }
 
+// parentInfo is the package's parentInfo, with the transaction's prepared statement.
+func (w *msgWriter) parentInfo(ctx context.Context, id string) (msgInfo, error) {
+	st, err := w.st.stmt(ctx, sParentInfo)
+	if err != nil {
+		return msgInfo{}, dbErr(ctx, err, "load message")
+	}
+	var info msgInfo
+	err = st.QueryRowContext(ctx, w.chatID, id).Scan(&info.pk, &info.depth, &info.userTurns)
+	if err == sql.ErrNoRows {
+		return info, notFoundf("chat %q: message %q not found", w.chatID, id)
+	}
+	return info, dbErr(ctx, err, "load message")
+}
+
 // parentInfo returns the msgInfo of a stored message; ErrNotFound if there is none.
 func parentInfo(ctx context.Context, q querier, chatID, id string) (msgInfo, error) {
 	var info msgInfo
-	err := q.QueryRowContext(ctx, "SELECT pk, depth, user_turns FROM messages WHERE chat_id = ? AND id = ?", chatID, id).
+	err := q.QueryRowContext(ctx, qParentInfo, chatID, id).
 		Scan(&info.pk, &info.depth, &info.userTurns)
 	if err == sql.ErrNoRows {
 		return info, notFoundf("chat %q: message %q not found", chatID, id)

@@ -25,3 +25,21 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendJSONStringEightBytes puts each byte that needs a look at every offset of a
+// long ASCII text, across the eight-byte steps of AppendJSONString.
+func TestAppendJSONStringEightBytes(t *testing.T) {
+	base := "abcdefghijklmnopqrstuvwxyz0123"
+	for _, sp := range []string{"\"", "\\", "\x00", "\x1f", "\n", "\x7f", "é", "\xff", "\u2028"} {
+		for i := 0; i <= len(base); i++ {
+			s := base[:i] + sp + base[i:]
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			_ = enc.Encode(s)
+			if got, w := AppendJSONString(nil, s), bytes.TrimSuffix(want.Bytes(), []byte("\n")); !bytes.Equal(got, w) {
+				t.Errorf("AppendJSONString(%q) = %s, want %s", s, got, w)
+			}
+		}
+	}
+}

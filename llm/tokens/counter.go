@@ -30,8 +30,9 @@ const (
 // Long texts are split at boundaries where the encoder's pre-tokenizer always splits (see
 // splitChunks), so the count stays exact. From 8 KiB the chunks' counts are cached, so a
 // long history or a pasted document that comes back every turn is counted once, and from
-// 64 KiB of uncached text the chunks are counted in parallel. Shorter texts are not
-// cached: callers that count many short texts (reminders) cache them if they need to.
+// 64 KiB of uncached text the chunks are counted in parallel. Shorter texts are
+// remembered whole, in a memo shared by the Counters of an encoding (up to 8 MiB of text),
+// so that a text counted by one engine is not counted again by the next.
 type Counter struct {
 	enc Encoding
 
@@ -86,24 +87,60 @@ func (c *Counter) load() tokenizer.Codec {
 // Count returns the number of tokens of s, as the encoder would produce them (special
 // tokens such as <|endoftext|> are counted as plain text).
 func (c *Counter) Count(s string) int {
-	if len(s) <= maxSpaceRun {
-		if s == "" {
-			return 0
-		}
-		return c.countDirect(s)
+	if s == "" {
+		return 0
+	}
+	if len(s) < longText {
+		return c.countShort(s)
 	}
 	chunks := splitChunks(s, chunkTarget, maxSpaceRun)
-	switch {
-	case len(chunks) == 1:
+	if len(chunks) == 1 {
 		return c.countDirect(s)
-	case len(s) < longText:
-		n := 0
-		for _, ch := range chunks {
-			n += c.countDirect(ch)
-		}
-		return n
 	}
 	return c.countLong(chunks)
+}
+
+// memo remembers the counts of texts shorter than longText, for all the Counters of one
+// encoding in the process: a chat's texts are counted again by each engine that plays it
+// (a script's dry run, then its run) and by each turn that sends them again.
+type memo struct {
+	mu    sync.Mutex
+	m     map[string]int
+	bytes int
+}
+
+// memoLimit bounds the bytes of text a memo holds; it is emptied when full.
+const memoLimit = 8 << 20
+
+var memos [2]memo // by encoding: cl100k_base, o200k_base
+
+// countShort counts a text shorter than longText, through the memo of its encoding.
+func (c *Counter) countShort(s string) int {
+	m := &memos[0]
+	if c.Encoding() == O200k {
+		m = &memos[1]
+	}
+	m.mu.Lock()
+	n, ok := m.m[s]
+	m.mu.Unlock()
+	if ok {
+		return n
+	}
+	if len(s) <= maxSpaceRun {
+		n = c.countDirect(s)
+	} else {
+		for _, ch := range splitChunks(s, chunkTarget, maxSpaceRun) {
+			n += c.countDirect(ch)
+		}
+	}
+	m.mu.Lock()
+	if m.m == nil || m.bytes+len(s) > memoLimit {
+		m.m, m.bytes = make(map[string]int), 0
+	}
+	m.m[strings.Clone(s)] = n // a key must not keep a larger text alive
+	m.bytes += len(s)
+	m.mu.Unlock()
+	return n
 }
 
 // countDirect counts s in one call of the encoder.

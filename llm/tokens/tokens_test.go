@@ -455,9 +455,39 @@ func BenchmarkCountReminder(b *testing.B) {
 	}
 	c := New(O200k)
 	c.load()
-	i := 0
-	for b.Loop() {
-		c.Count(texts[i%len(texts)])
-		i++
+	b.Run("encoder", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			c.countDirect(texts[i%len(texts)])
+			i++
+		}
+	})
+	b.Run("memo", func(b *testing.B) { // a text counted before, by any Counter
+		i := 0
+		for b.Loop() {
+			c.Count(texts[i%len(texts)])
+			i++
+		}
+	})
+}
+
+// TestCountMemo checks that the memo shared by Counters gives each encoding its own
+// counts, for short texts and for texts cut into chunks, and survives being emptied.
+func TestCountMemo(t *testing.T) {
+	texts := []string{"héllo, wörld", strings.Repeat("Reminder: stay concise.\n", 100), corpus(6 << 10)}
+	for round := range 2 {
+		for _, enc := range []Encoding{O200k, Cl100k, O200k} {
+			for _, s := range texts {
+				want := New(enc).countDirect(s)
+				if got := New(enc).Count(s); got != want {
+					t.Errorf("round %d, %s: Count(%d bytes) = %d, want %d", round, enc, len(s), got, want)
+				}
+			}
+		}
+		for i := range memos { // empty the memos, as a full one is
+			memos[i].mu.Lock()
+			memos[i].m, memos[i].bytes = nil, 0
+			memos[i].mu.Unlock()
+		}
 	}
 }

@@ -9,75 +9,84 @@ import (
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
-// Model streams a reply to a request. llm.Client and llm.Scripted satisfy it.
+// Model streams a reply to a request. llm.Client satisfies it.
 type Model interface {
 	Stream(ctx context.Context, req chat.Request, onDelta func(chat.Delta)) (*chat.Reply, error)
 }
 
 // Live asks a model for the reply. Tool calls are answered with the context file's
 // canned results (or errors) and sent back, until the model answers with text or the
-// engine's MaxToolSteps requests are spent (finish reason "tool_loop_limit").
+// engine's MaxToolSteps requests are spent (finish reason "tool_loop_limit"). It reports
+// each request (EventRequest), its streamed pieces (EventText, EventToolCall), its usage
+// (EventUsage) and each tool call answered (EventToolAnswered).
 type Live struct {
 	Model Model
-	// OnDelta, when set, receives the streamed pieces of every request of the turn.
-	OnDelta func(chat.Delta)
 }
 
 // FinishToolLoopLimit is the finish reason of a turn whose model kept calling tools.
 const FinishToolLoopLimit = "tool_loop_limit"
 
-func (l *Live) reply(ctx context.Context, s *Session, p *Plan) (*outcome, error) {
-	out := &outcome{}
-	onDelta := l.OnDelta
-	if onDelta == nil {
-		onDelta = func(chat.Delta) {}
-	}
+// Reply runs the turn's requests against the model.
+func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Outcome, error) {
+	p := t.Plan
+	out := &Outcome{}
 	var usage reportedUsage
 	req := p.Request
 	for step := 1; ; step++ {
-		rep, err := l.Model.Stream(ctx, req, onDelta)
+		emit(EventRequest{Step: step, Request: req})
+		rep, err := l.Model.Stream(ctx, req, func(d chat.Delta) {
+			if d.ToolCallID != "" || d.ToolName != "" || d.Arguments != "" || d.ToolCallIndex != 0 {
+				emit(EventToolCall{Step: step, Index: d.ToolCallIndex, ID: d.ToolCallID, Name: d.ToolName, Arguments: d.Arguments})
+				return
+			}
+			emit(EventText{Step: step, Text: d.Text})
+		})
 		if rep != nil {
 			if step == 1 {
-				out.ttft = rep.TTFT
+				out.TTFT = rep.TTFT
 			}
-			out.total += rep.Total
+			out.Total += rep.Total
 			usage.add(rep.Usage, err != nil)
+			if rep.Usage != nil {
+				emit(EventUsage{Step: step, Usage: *rep.Usage})
+			}
 		}
 		if err != nil {
 			if ctx.Err() == nil {
 				err = fmt.Errorf("model: %w", err) // spec/headless.md: the message names what failed
 			}
 			if rep != nil {
-				out.parts = append(out.parts, partialParts(rep, step)...)
+				out.Parts = append(out.Parts, partialParts(rep, step)...)
 			}
-			out.interrupted = len(out.parts) > 0
-			out.finish = "error"
-			out.err = err
-			out.reported = usage.total()
+			out.Interrupted = len(out.Parts) > 0
+			out.FinishReason = "error"
+			out.Err = err
+			out.Reported = usage.total()
 			return out, err
 		}
 		if len(rep.ToolCalls) == 0 {
-			out.parts = append(out.parts, chat.TextPart(rep.Text))
-			out.finish = rep.FinishReason
-			out.interrupted = rep.Interrupted
+			out.Parts = append(out.Parts, chat.TextPart(rep.Text))
+			out.FinishReason = rep.FinishReason
+			out.Interrupted = rep.Interrupted
 			break
 		}
 		if rep.Text != "" {
-			out.parts = append(out.parts, chat.TextPart(rep.Text))
+			out.Parts = append(out.Parts, chat.TextPart(rep.Text))
 		}
 		for _, call := range rep.ToolCalls {
-			part := answerTool(s.e.file, call)
+			part := answerTool(t.File, call)
 			part.Round = step
-			out.parts = append(out.parts, part)
+			emit(EventToolAnswered{Step: step, Part: part})
+			out.Parts = append(out.Parts, part)
 		}
-		if step >= s.e.steps {
-			out.finish = FinishToolLoopLimit
+		if step >= t.MaxToolSteps {
+			out.FinishReason = FinishToolLoopLimit
 			break
 		}
-		req = loopRequest(p, out.parts)
-		out.extraPrompt += p.Estimate.Total + s.e.tokens.Count(requestTail(req, p))
+		req = loopRequest(p, out.Parts)
+		out.ExtraPrompt += p.Estimate.Total + t.Tokens.Count(requestTail(req, p))
 	}
-	out.reported = usage.total()
+	out.Reported = usage.total()
 	return out, nil
 }
 

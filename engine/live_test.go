@@ -83,9 +83,22 @@ func newLiveChat(tb testing.TB, maxSteps int) *liveChat {
 }
 
 // send sends text at minute turn-1 with the replier r.
-func (lc *liveChat) send(ctx context.Context, text string, r engine.Replier) (*engine.TurnResult, error) {
+func (lc *liveChat) send(ctx context.Context, text string, r engine.Replier, opts ...engine.SendOption) (*engine.TurnResult, error) {
 	at := liveT0.Add(time.Duration(lc.sess.TurnCount()) * time.Minute)
-	return lc.sess.Send(ctx, engine.UserInput{Text: text, At: at}, r)
+	return lc.sess.Send(ctx, engine.UserInput{Text: text, At: at}, r, opts...)
+}
+
+// deltaEvents returns a send option that appends the streamed pieces the events carry, as
+// the deltas the model streamed, to *ds.
+func deltaEvents(ds *[]chat.Delta) engine.SendOption {
+	return engine.WithEvents(func(ev engine.Event) {
+		switch ev := ev.(type) {
+		case engine.EventText:
+			*ds = append(*ds, chat.Delta{Text: ev.Text})
+		case engine.EventToolCall:
+			*ds = append(*ds, chat.Delta{ToolCallIndex: ev.Index, ToolCallID: ev.ID, ToolName: ev.Name, Arguments: ev.Arguments})
+		}
+	})
 }
 
 // saved reopens the chat from the store and returns its messages and turns.
@@ -133,17 +146,17 @@ const sysNote = "<system-reminder>Mind the tools.</system-reminder>"
 
 func TestLiveToolLoop(t *testing.T) {
 	lc := newLiveChat(t, 0)
-	model := llm.NewScripted(
-		llm.Reply{Text: "Let me check. ", Usage: usage(10, 2), ToolCalls: []chat.WireToolCall{
+	model := newScriptModel(
+		chat.Reply{Text: "Let me check. ", Usage: usage(10, 2), ToolCalls: []chat.WireToolCall{
 			call("c1", "run_sql", `{"query":"select 1"}`),
 			call("c2", "drop_db", `{}`),       // not declared in the context file
 			call("c3", "run_sql", `select 2`), // arguments that are not JSON
 		}},
-		llm.Reply{Text: "Now the export.", Usage: usage(20, 3), ToolCalls: []chat.WireToolCall{call("c4", "export_csv", "")}},
-		llm.Reply{Text: "Done.", Usage: usage(30, 4)},
+		chat.Reply{Text: "Now the export.", Usage: usage(20, 3), ToolCalls: []chat.WireToolCall{call("c4", "export_csv", "")}},
+		chat.Reply{Text: "Done.", Usage: usage(30, 4)},
 	)
 	var deltas []chat.Delta
-	res, err := lc.send(context.Background(), "run the report", &engine.Live{Model: model, OnDelta: func(d chat.Delta) { deltas = append(deltas, d) }})
+	res, err := lc.send(context.Background(), "run the report", &engine.Live{Model: model}, deltaEvents(&deltas))
 	if err != nil {
 		t.Fatalf("Send: %v", err)
 	}
@@ -261,9 +274,9 @@ func TestLiveToolLoop(t *testing.T) {
 
 func TestLiveToolLoopLimit(t *testing.T) {
 	lc := newLiveChat(t, 2)
-	model := llm.NewScripted()
+	model := newScriptModel()
 	for i := 1; i <= 3; i++ {
-		model.Then(llm.Reply{ToolCalls: []chat.WireToolCall{call(fmt.Sprintf("c%d", i), "run_sql", `{"query":"select 1"}`)}, Usage: usage(5, 1)})
+		model.Then(chat.Reply{ToolCalls: []chat.WireToolCall{call(fmt.Sprintf("c%d", i), "run_sql", `{"query":"select 1"}`)}, Usage: usage(5, 1)})
 	}
 	res, err := lc.send(context.Background(), "loop forever", &engine.Live{Model: model})
 	if err != nil {
@@ -290,20 +303,20 @@ func TestLiveToolLoopLimit(t *testing.T) {
 func TestLiveUsage(t *testing.T) {
 	tests := []struct {
 		name    string
-		replies []llm.Reply
+		replies []chat.Reply
 		want    *chat.Usage // nil: estimated
 	}{
-		{"one step reported", []llm.Reply{{Text: "hi", Usage: usage(7, 2)}}, usage(7, 2)},
-		{"one step not reported", []llm.Reply{{Text: "hi"}}, nil},
-		{"every step reported", []llm.Reply{
+		{"one step reported", []chat.Reply{{Text: "hi", Usage: usage(7, 2)}}, usage(7, 2)},
+		{"one step not reported", []chat.Reply{{Text: "hi"}}, nil},
+		{"every step reported", []chat.Reply{
 			{ToolCalls: []chat.WireToolCall{call("", "run_sql", `{}`)}, Usage: usage(7, 2)},
 			{Text: "hi", Usage: usage(11, 3)},
 		}, usage(18, 5)},
-		{"a step not reported", []llm.Reply{
+		{"a step not reported", []chat.Reply{
 			{ToolCalls: []chat.WireToolCall{call("", "run_sql", `{}`)}, Usage: usage(7, 2)},
 			{Text: "hi"},
 		}, nil},
-		{"the first step not reported", []llm.Reply{
+		{"the first step not reported", []chat.Reply{
 			{ToolCalls: []chat.WireToolCall{call("", "run_sql", `{}`)}},
 			{Text: "hi", Usage: usage(11, 3)},
 		}, nil},
@@ -311,7 +324,7 @@ func TestLiveUsage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lc := newLiveChat(t, 0)
-			res, err := lc.send(context.Background(), "hello", &engine.Live{Model: llm.NewScripted(tt.replies...)})
+			res, err := lc.send(context.Background(), "hello", &engine.Live{Model: newScriptModel(tt.replies...)})
 			if err != nil {
 				t.Fatalf("Send: %v", err)
 			}
@@ -359,8 +372,8 @@ func (m brokenModel) Stream(_ context.Context, _ chat.Request, onDelta func(chat
 func TestLiveFailures(t *testing.T) {
 	unauthorized := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindStatus, Status: 401, StatusText: "Unauthorized", Message: "bad key"}
 	cut := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindCut, Err: errors.New("unexpected EOF")}
-	toolCall := llm.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}}
-	reportedCall := llm.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}, Usage: usage(7, 2)}
+	toolCall := chat.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}}
+	reportedCall := chat.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}, Usage: usage(7, 2)}
 	answered := toolPart("c1", "run_sql", `{}`, chat.ToolOutputAvailable, `[{"count": 42}]`)
 	pending := func(round int, id, input string, state chat.ToolState) chat.Part {
 		return chat.Part{Type: chat.PartTool, ToolCallID: id, ToolName: "run_sql", Input: json.RawMessage(input), State: state, Round: round}
@@ -373,9 +386,9 @@ func TestLiveFailures(t *testing.T) {
 		wantErr  error
 		reported *chat.Usage
 	}{
-		{"failure before any text", llm.NewScripted().Fail(unauthorized), nil, unauthorized, nil},
+		{"failure before any text", newScriptModel().Fail(unauthorized), nil, unauthorized, nil},
 		{"failure mid-stream", brokenModel{text: "Once upon", err: cut}, []chat.Part{chat.TextPart("Once upon")}, cut, nil},
-		{"failure after a tool round", llm.NewScripted(toolCall).Fail(cut), []chat.Part{answered}, cut, nil},
+		{"failure after a tool round", newScriptModel(toolCall).Fail(cut), []chat.Part{answered}, cut, nil},
 		{"failure mid-stream after a tool round", &twoStep{first: toolCall, then: brokenModel{text: "Half", err: cut}},
 			[]chat.Part{answered, chat.TextPart("Half")}, cut, nil},
 		{"failure in a tool call's arguments", brokenModel{err: cut, calls: []chat.WireToolCall{call("c1", "run_sql", `{"query":"sel`)}},
@@ -386,7 +399,7 @@ func TestLiveFailures(t *testing.T) {
 				pending(1, "c2", `{}`, chat.ToolInputStreaming)}, cut, nil},
 		{"failure in a tool call after a tool round", &twoStep{first: toolCall, then: brokenModel{err: cut, calls: []chat.WireToolCall{call("c2", "run_sql", `{`)}}},
 			[]chat.Part{answered, pending(2, "c2", `"{"`, chat.ToolInputStreaming)}, cut, nil},
-		{"failure after a reported tool round", llm.NewScripted(reportedCall).Fail(cut), []chat.Part{answered}, cut, usage(7, 2)},
+		{"failure after a reported tool round", newScriptModel(reportedCall).Fail(cut), []chat.Part{answered}, cut, usage(7, 2)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -420,7 +433,7 @@ func TestLiveFailures(t *testing.T) {
 				}
 			}
 			// The session stays usable: the next turn goes through, after the saved part.
-			next := llm.NewScripted(llm.Reply{Text: "fine"})
+			next := newScriptModel(chat.Reply{Text: "fine"})
 			res2, err := lc.send(context.Background(), "again", &engine.Live{Model: next})
 			if err != nil {
 				t.Fatalf("next turn: %v", err)
@@ -435,7 +448,7 @@ func TestLiveFailures(t *testing.T) {
 
 // twoStep answers the first request with a scripted reply and the next with another model.
 type twoStep struct {
-	first llm.Reply
+	first chat.Reply
 	then  engine.Model
 	n     int
 }
@@ -443,7 +456,7 @@ type twoStep struct {
 func (m *twoStep) Stream(ctx context.Context, req chat.Request, onDelta func(chat.Delta)) (*chat.Reply, error) {
 	m.n++
 	if m.n == 1 {
-		return llm.NewScripted(m.first).Stream(ctx, req, onDelta)
+		return newScriptModel(m.first).Stream(ctx, req, onDelta)
 	}
 	return m.then.Stream(ctx, req, onDelta)
 }
@@ -452,15 +465,18 @@ func TestLiveCancelMidStream(t *testing.T) {
 	lc := newLiveChat(t, 0)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	model := llm.NewScripted(llm.Reply{Text: "one two three four", Usage: usage(5, 4)}, llm.Reply{Text: "again"})
+	model := newScriptModel(chat.Reply{Text: "one two three four", Usage: usage(5, 4)}, chat.Reply{Text: "again"})
 	var got []string
-	live := &engine.Live{Model: model, OnDelta: func(d chat.Delta) {
-		got = append(got, d.Text)
-		if len(got) == 2 {
-			cancel()
+	live := &engine.Live{Model: model}
+	onText := engine.WithEvents(func(ev engine.Event) {
+		if d, ok := ev.(engine.EventText); ok {
+			got = append(got, d.Text)
+			if len(got) == 2 {
+				cancel()
+			}
 		}
-	}}
-	res, err := lc.send(ctx, "tell me", live)
+	})
+	res, err := lc.send(ctx, "tell me", live, onText)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got error %v, want context.Canceled", err)
 	}
@@ -474,7 +490,7 @@ func TestLiveCancelMidStream(t *testing.T) {
 
 	// The next turn, on a live context, sends the partial reply as history.
 	got = nil
-	res, err = lc.send(context.Background(), "go on", live)
+	res, err = lc.send(context.Background(), "go on", live, onText)
 	if err != nil || res.Assistant.PlainText() != "again" {
 		t.Fatalf("next turn: got %v, %v, want the reply", res, err)
 	}
@@ -595,8 +611,8 @@ func TestTurnCost(t *testing.T) {
 	}{
 		{name: "scripted without usage", reply: &engine.Scripted{Text: "ok"}, none: true},
 		{name: "scripted with usage", reply: &engine.Scripted{Text: "ok", Usage: usage(10, 2)}, want: 12},
-		{name: "live with usage", reply: &engine.Live{Model: llm.NewScripted(llm.Reply{Text: "ok", Usage: usage(10, 2)})}, want: 12},
-		{name: "live without usage", reply: &engine.Live{Model: llm.NewScripted(llm.Reply{Text: "ok"})}, estimate: true},
+		{name: "live with usage", reply: &engine.Live{Model: newScriptModel(chat.Reply{Text: "ok", Usage: usage(10, 2)})}, want: 12},
+		{name: "live without usage", reply: &engine.Live{Model: newScriptModel(chat.Reply{Text: "ok"})}, estimate: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

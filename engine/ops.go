@@ -73,8 +73,9 @@ func (s *Session) userTurn(n int) (int, error) {
 }
 
 // Edit replaces turn n's user message: a new branch from its parent, switched to, where
-// the edited message is sent as a new turn.
-func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*TurnResult, error) {
+// the edited message is sent as a new turn. opts may deliver the turn's events
+// (WithEvents).
+func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier, opts ...SendOption) (*TurnResult, error) {
 	idx, err := s.userTurn(n)
 	if err != nil {
 		return nil, err
@@ -88,7 +89,7 @@ func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*Tu
 	s.view = old.prefix(name, idx)
 	p := s.plan(in)
 	nb := &chat.Branch{Name: name, Head: parent, Parent: old.name, CreatedAt: p.At}
-	res, err := s.finish(ctx, p, r, nb, false)
+	res, err := s.finish(ctx, p, r, nb, false, sendOptions(opts))
 	if res == nil {
 		s.view = old
 		return nil, err
@@ -101,8 +102,9 @@ func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier) (*Tu
 // assistant message, on a new branch, switched to. The request and decisions are those of
 // the turn it regenerates; a reply the chat holds no record of (a chat imported from
 // OpenAI messages) gets the request Replay shows for it, rebuilt from the messages. at is
-// the clock of the new reply (zero: now).
-func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*TurnResult, error) {
+// the clock of the new reply (zero: now). opts may deliver the turn's events
+// (WithEvents).
+func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time, opts ...SendOption) (*TurnResult, error) {
 	turn, uidx, err := s.lastTurn(ctx)
 	if err != nil {
 		return nil, err
@@ -132,7 +134,7 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time) (*Tur
 	}
 	s.view.append(user)
 	nb := &chat.Branch{Name: name, Head: user.ID, Parent: old.name, CreatedAt: at}
-	res, err := s.finish(ctx, p, r, nb, true)
+	res, err := s.finish(ctx, p, r, nb, true, sendOptions(opts))
 	if res == nil {
 		s.view = old
 		return nil, err

@@ -8,27 +8,62 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
-// Replier produces the assistant's reply to a planned turn: a Scripted reply, or a Live
-// model.
+// Replier produces the assistant's reply to a planned turn: a Scripted reply, a Live
+// model, or one an embedder brings. Reply reports what happens through emit (never nil;
+// the session adds EventPlanned before and EventSaved or EventFailed after). It returns
+// the reply with its error: a reply that failed with no part is not saved (EventFailed);
+// one with parts is saved, marked interrupted when Outcome.Interrupted is set.
 type Replier interface {
-	reply(ctx context.Context, s *Session, p *Plan) (*outcome, error)
+	Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Outcome, error)
 }
 
-// outcome is the assistant side of a turn.
-type outcome struct {
-	parts       []chat.Part
-	reported    *chat.Usage
-	finish      string
-	ttft, total time.Duration
-	interrupted bool
-	scripted    bool // the reply was written in the script, not asked of a model
-	at          time.Time
-	err         error // recorded with the turn
-	// extraPrompt estimates the prompt tokens of a tool loop's later requests (each sends
+// TurnRequest is what a Replier gets: the planned turn and what the engine offers to
+// answer it.
+type TurnRequest struct {
+	Plan *Plan
+	// File is the engine's context file (its tools' canned results and errors).
+	File *ctxfile.File
+	// Tokens is the engine's token counter.
+	Tokens TokenCounter
+	// MaxToolSteps bounds the requests of a tool loop.
+	MaxToolSteps int
+	// NewID makes an id (for tool calls a replier makes up).
+	NewID func() string
+}
+
+// AnswerTool answers a tool call with the context file's canned result, its canned
+// error, or an error for a tool the file does not declare.
+func (t *TurnRequest) AnswerTool(call chat.WireToolCall) chat.Part { return answerTool(t.File, call) }
+
+// LoopRequest is the request after a tool round: the planned request with the
+// assistant's parts so far (text, tool calls and their results) after the user message,
+// and the system reminders moved after the last tool message.
+func (t *TurnRequest) LoopRequest(parts []chat.Part) chat.Request { return loopRequest(t.Plan, parts) }
+
+// Outcome is the assistant side of a turn, as a Replier returns it.
+type Outcome struct {
+	// Parts is the reply: text and tool parts, in order.
+	Parts []chat.Part
+	// Reported is the usage the model reported for the whole turn; nil when it reported
+	// none (the turn is then counted by its estimate).
+	Reported     *chat.Usage
+	FinishReason string
+	// TTFT is the time to the first token; Total the time the reply took.
+	TTFT, Total time.Duration
+	// Interrupted marks a reply cut short.
+	Interrupted bool
+	// Scripted marks a reply that was written, not asked of a model.
+	Scripted bool
+	// At is the clock of the reply; zero means the engine's now.
+	At time.Time
+	// Err is recorded with the turn (the send's error when nil).
+	Err error
+	// ExtraPrompt estimates the prompt tokens of a tool loop's later requests (each sends
 	// the whole prompt again, plus the tool round so far).
-	extraPrompt int
+	ExtraPrompt int
 }
 
 // Scripted is a reply written in a script: text, tool calls with their outcomes, and the
@@ -49,24 +84,34 @@ type ScriptedTool struct {
 	Failed bool
 }
 
-func (r *Scripted) reply(_ context.Context, s *Session, p *Plan) (*outcome, error) {
-	out := &outcome{reported: r.Usage, finish: r.FinishReason, at: p.At, scripted: true}
-	if out.finish == "" {
-		out.finish = "stop"
+// Reply returns the scripted reply. It reports it as one step, in the order of its parts:
+// EventToolAnswered for each tool call, EventText with the whole text (none when empty),
+// then EventUsage when Usage is set. Nothing is sent, so there is no EventRequest.
+func (r *Scripted) Reply(_ context.Context, t *TurnRequest, emit func(Event)) (*Outcome, error) {
+	out := &Outcome{Reported: r.Usage, FinishReason: r.FinishReason, At: t.Plan.At, Scripted: true}
+	if out.FinishReason == "" {
+		out.FinishReason = "stop"
 	}
-	for _, t := range r.Tools {
-		part := chat.Part{Type: chat.PartTool, ToolCallID: "call_" + shortID(s.e.newID()), ToolName: t.Name,
-			State: chat.ToolOutputAvailable, Input: t.Input, Output: t.Output}
+	for _, st := range r.Tools {
+		part := chat.Part{Type: chat.PartTool, ToolCallID: "call_" + shortID(t.NewID()), ToolName: st.Name,
+			State: chat.ToolOutputAvailable, Input: st.Input, Output: st.Output}
 		if len(part.Input) == 0 {
 			part.Input = json.RawMessage("{}")
 		}
-		if t.Failed {
-			part.State, part.Output, part.ErrorText = chat.ToolOutputError, "", t.Error
+		if st.Failed {
+			part.State, part.Output, part.ErrorText = chat.ToolOutputError, "", st.Error
 		}
-		out.parts = append(out.parts, part)
+		emit(EventToolAnswered{Step: 1, Part: part})
+		out.Parts = append(out.Parts, part)
 	}
-	if r.Text != "" || len(out.parts) == 0 {
-		out.parts = append(out.parts, chat.TextPart(r.Text))
+	if r.Text != "" {
+		emit(EventText{Step: 1, Text: r.Text})
+	}
+	if r.Text != "" || len(out.Parts) == 0 {
+		out.Parts = append(out.Parts, chat.TextPart(r.Text))
+	}
+	if r.Usage != nil {
+		emit(EventUsage{Step: 1, Usage: *r.Usage})
 	}
 	return out, nil
 }
@@ -114,24 +159,30 @@ func (e *Engine) priced(t *chat.Turn) *float64 {
 // record in one step. If the reply failed with nothing to save, nothing is saved and the
 // error is returned. A reply cut short is saved, marked interrupted, and its error is
 // returned with the result.
-func (s *Session) Send(ctx context.Context, in UserInput, r Replier) (*TurnResult, error) {
+//
+// opts may deliver the turn's events (WithEvents).
+func (s *Session) Send(ctx context.Context, in UserInput, r Replier, opts ...SendOption) (*TurnResult, error) {
 	p := s.plan(in)
-	return s.finish(ctx, p, r, nil, false)
+	return s.finish(ctx, p, r, nil, false, sendOptions(opts))
 }
 
 // finish gets the reply to a plan and commits the turn, creating newBranch in the same
 // step when it is set; userSaved says the plan's user message is already stored (a
 // regenerated reply).
-func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *chat.Branch, userSaved bool) (*TurnResult, error) {
-	out, err := r.reply(ctx, s, p)
-	if out == nil || (err != nil && len(out.parts) == 0) {
+func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *chat.Branch, userSaved bool, cfg sendConfig) (*TurnResult, error) {
+	emit := cfg.emit
+	emit(EventPlanned{Plan: p})
+	e := s.e
+	out, err := r.Reply(ctx, &TurnRequest{Plan: p, File: e.file, Tokens: e.tokens, MaxToolSteps: e.steps, NewID: e.newID}, emit)
+	if out == nil || (err != nil && len(out.Parts) == 0) {
 		if err == nil {
 			err = errors.New("no reply")
 		}
+		emit(EventFailed{Err: err})
 		return nil, err
 	}
-	if out.err == nil {
-		out.err = err
+	if out.Err == nil {
+		out.Err = err
 	}
 	res := s.record(p, out)
 	user := p.User
@@ -152,7 +203,9 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		err = s.saveAside(ctx, &commit, res)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("save turn: %w", err)
+		err = fmt.Errorf("save turn: %w", err)
+		emit(EventFailed{Err: err})
+		return nil, err
 	}
 	s.draft = false
 	for i := range msgs {
@@ -163,7 +216,8 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	s.view.addTurn(&t)
 	s.usage = s.usage.Add(t.Counted())
 	s.chat.UpdatedAt = res.Assistant.CreatedAt
-	return res, out.err
+	emit(EventSaved{Result: res, Err: out.Err})
+	return res, out.Err
 }
 
 // saveAside saves a turn that another writer got in the way of (it moved the head of the
@@ -198,14 +252,14 @@ func (s *Session) saveAside(ctx context.Context, c *chat.Commit, res *TurnResult
 }
 
 // record builds the assistant message and the turn record of a reply.
-func (s *Session) record(p *Plan, out *outcome) *TurnResult {
+func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
 	e := s.e
-	at := out.at
+	at := out.At
 	if at.IsZero() {
 		at = e.now()
 	}
-	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.parts,
-		CreatedAt: at, Interrupted: out.interrupted}
+	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.Parts,
+		CreatedAt: at, Interrupted: out.Interrupted}
 	decisions := marshalDecisions(p.Decisions)
 	completion := e.tokens.Count(asst.PlainText())
 	for _, tp := range asst.ToolParts() {
@@ -216,16 +270,16 @@ func (s *Session) record(p *Plan, out *outcome) *TurnResult {
 		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At,
 		Request: chat.SentRequest{Model: p.Request.Model, SystemPrompt: p.SystemPrompt, SystemInject: p.SystemInject,
 			Tools: p.Request.Tools, Temperature: p.Request.Temperature, TopP: p.Request.TopP,
-			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, Scripted: out.scripted, ChatUsage: p.chatUsage},
+			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, Scripted: out.Scripted, ChatUsage: p.chatUsage},
 		Fired:     p.fired,
 		Decisions: decisions,
-		Reported:  out.reported,
-		Estimated: chat.Usage{PromptTokens: p.Estimate.Total + out.extraPrompt, CompletionTokens: completion,
-			TotalTokens: p.Estimate.Total + out.extraPrompt + completion},
-		TTFT: out.ttft, Latency: out.total, FinishReason: out.finish,
+		Reported:  out.Reported,
+		Estimated: chat.Usage{PromptTokens: p.Estimate.Total + out.ExtraPrompt, CompletionTokens: completion,
+			TotalTokens: p.Estimate.Total + out.ExtraPrompt + completion},
+		TTFT: out.TTFT, Latency: out.Total, FinishReason: out.FinishReason,
 	}
-	if out.err != nil {
-		turn.Error = out.err.Error()
+	if out.Err != nil {
+		turn.Error = out.Err.Error()
 	}
 	if r := turn.Reported; r != nil && r.TotalTokens == 0 {
 		fixed := *r

@@ -11,7 +11,7 @@ import (
 // downReplier fails before any reply, as a server that cannot be reached.
 type downReplier struct{}
 
-func (downReplier) reply(context.Context, *Session, *Plan) (*outcome, error) {
+func (downReplier) Reply(context.Context, *TurnRequest, func(Event)) (*Outcome, error) {
 	return nil, errors.New("model: connection refused")
 }
 

@@ -148,11 +148,13 @@ func (r *TurnResult) trace(chatID string) Trace {
 		ChatID: chatID, Turn: p.Turn, Branch: r.Turn.Branch, At: FormatTime(p.At),
 		UserMessageID: p.User.ID, AssistantMessageID: r.Assistant.ID,
 		SystemPrompt: p.SystemPrompt, Request: p.Request, Decisions: p.Decisions,
-		Assistant: assistantTrace(&r.Assistant, r.Turn.FinishReason),
 		Usage:     usageTrace(&r.Turn, p.bySource()),
 		Latency:   LatencyTrace{TTFT: r.Turn.TTFT.Milliseconds(), Total: r.Turn.Latency.Milliseconds()},
 		Error:     r.Turn.Error,
 		PlannedOn: r.PlannedOn,
+	}
+	if r.Assistant.ID != "" { // none for a turn saved without a reply
+		t.Assistant = assistantTrace(&r.Assistant, r.Turn.FinishReason)
 	}
 	return t
 }

@@ -1,8 +1,8 @@
 // Package llm is ctxlab's client for OpenAI-compatible chat servers (OpenAI, Ollama,
 // llama.cpp's server, vLLM, LM Studio, OpenRouter), built on github.com/sashabaranov/go-openai:
 // streamed chat completions with exact usage, cancellation that keeps the partial reply,
-// bounded retries, timeouts and errors that name the server. Scripted is a model that
-// replays prepared replies through the same callback, for offline runs, tests and demos.
+// bounded retries, timeouts and errors that name the server. A scripted reply needs no
+// model: see engine.Scripted.
 package llm
 
 import (

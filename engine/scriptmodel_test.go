@@ -1,4 +1,4 @@
-package llm
+package engine_test
 
 import (
 	"context"
@@ -9,59 +9,60 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
-// Scripted is a model that answers each Stream call with the next prepared reply, streamed
-// through the same Delta callback as a live server (text word by word, then each tool
-// call), so the engine has a single code path for live and scripted turns. It records the
-// requests it was given. It is safe for concurrent use.
-type Scripted struct {
+// scriptModel is a test double of a model server (formerly llm.Scripted, which only tests
+// used): it answers each Stream call with the next prepared reply, streamed through the
+// same Delta callback as a live server (text word by word, then each tool call), so tests
+// run engine.Live without a server. It records the requests it was given. It is safe for
+// concurrent use.
+type scriptModel struct {
 	mu       sync.Mutex
-	steps    []step
+	steps    []scriptStep
 	next     int
 	calls    int
 	requests []chat.Request
 }
 
-type step struct {
-	reply Reply
+type scriptStep struct {
+	reply chat.Reply
 	err   error
 }
 
-// NewScripted returns a model that replays replies in order. Of each reply it uses Text,
+// newScriptModel returns a model that replays replies in order. Of each reply it uses Text,
 // ToolCalls, FinishReason and Usage: a tool call without an ID gets `call_N` (N counting
 // the model's calls from 1), a missing FinishReason becomes "tool_calls" or "stop".
-func NewScripted(replies ...Reply) *Scripted {
-	s := &Scripted{}
+func newScriptModel(replies ...chat.Reply) *scriptModel {
+	s := &scriptModel{}
 	for _, r := range replies {
-		s.steps = append(s.steps, step{reply: r})
+		s.steps = append(s.steps, scriptStep{reply: r})
 	}
 	return s
 }
 
 // Then appends a reply to the script and returns s.
-func (s *Scripted) Then(r Reply) *Scripted {
+func (s *scriptModel) Then(r chat.Reply) *scriptModel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.steps = append(s.steps, step{reply: r})
+	s.steps = append(s.steps, scriptStep{reply: r})
 	return s
 }
 
 // Fail appends a step that fails with err, and returns s.
-func (s *Scripted) Fail(err error) *Scripted {
+func (s *scriptModel) Fail(err error) *scriptModel {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.steps = append(s.steps, step{err: err})
+	s.steps = append(s.steps, scriptStep{err: err})
 	return s
 }
 
 // Requests returns the requests received so far, oldest first.
-func (s *Scripted) Requests() []chat.Request {
+func (s *scriptModel) Requests() []chat.Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]chat.Request(nil), s.requests...)
 }
 
 // Remaining returns the number of steps not yet played.
-func (s *Scripted) Remaining() int {
+func (s *scriptModel) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.steps) - s.next
@@ -70,13 +71,13 @@ func (s *Scripted) Remaining() int {
 // Stream plays the next step: it delivers the reply's deltas and returns a copy of it, or
 // returns the step's error. When ctx is done mid-reply it returns the partial reply,
 // Interrupted, with ctx.Err(). Running out of steps is an error.
-func (s *Scripted) Stream(ctx context.Context, req chat.Request, onDelta func(Delta)) (*Reply, error) {
+func (s *scriptModel) Stream(ctx context.Context, req chat.Request, onDelta func(chat.Delta)) (*chat.Reply, error) {
 	s.mu.Lock()
 	s.requests = append(s.requests, req)
 	n := len(s.requests)
 	if s.next >= len(s.steps) {
 		s.mu.Unlock()
-		return &Reply{}, fmt.Errorf("scripted model: no reply left for request %d (%d scripted)", n, len(s.steps))
+		return &chat.Reply{}, fmt.Errorf("scripted model: no reply left for request %d (%d scripted)", n, len(s.steps))
 	}
 	st := s.steps[s.next]
 	s.next++
@@ -93,15 +94,15 @@ func (s *Scripted) Stream(ctx context.Context, req chat.Request, onDelta func(De
 	}
 	s.mu.Unlock()
 
-	out := &Reply{Attempts: 1}
+	out := &chat.Reply{Attempts: 1}
 	if st.err != nil {
 		return out, st.err
 	}
 	if onDelta == nil {
-		onDelta = func(Delta) {}
+		onDelta = func(chat.Delta) {}
 	}
 	var text strings.Builder
-	stop := func() (*Reply, error) {
+	stop := func() (*chat.Reply, error) {
 		out.Text = text.String()
 		out.Interrupted = true
 		return out, ctx.Err()
@@ -114,13 +115,13 @@ func (s *Scripted) Stream(ctx context.Context, req chat.Request, onDelta func(De
 			return stop()
 		}
 		text.WriteString(w)
-		onDelta(Delta{Text: w})
+		onDelta(chat.Delta{Text: w})
 	}
 	for i, tc := range want.ToolCalls {
 		if ctx.Err() != nil {
 			return stop()
 		}
-		onDelta(Delta{ToolCallIndex: i, ToolCallID: tc.ID, ToolName: tc.Function.Name, Arguments: tc.Function.Arguments})
+		onDelta(chat.Delta{ToolCallIndex: i, ToolCallID: tc.ID, ToolName: tc.Function.Name, Arguments: tc.Function.Arguments})
 		out.ToolCalls = append(out.ToolCalls, tc)
 	}
 	out.Text = text.String()

@@ -1,4 +1,4 @@
-package llm
+package engine_test
 
 import (
 	"context"
@@ -6,35 +6,40 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/llm"
 )
 
-// streamer is what the engine needs from a model; both implementations must satisfy it.
-type streamer interface {
-	Stream(ctx context.Context, req chat.Request, onDelta func(Delta)) (*Reply, error)
+// The test double streams as the real client does: both are engine models.
+var (
+	_ engine.Model = (*llm.Client)(nil)
+	_ engine.Model = (*scriptModel)(nil)
+)
+
+func helloRequest() chat.Request {
+	return chat.Request{Model: "test-model", Messages: []chat.WireMessage{
+		{Role: chat.RoleSystem, Content: "Be brief."},
+		{Role: chat.RoleUser, Content: "hello"},
+	}}
 }
 
-var (
-	_ streamer = (*Client)(nil)
-	_ streamer = (*Scripted)(nil)
-)
-
-func TestScripted(t *testing.T) {
+func TestScriptModel(t *testing.T) {
 	usage := &chat.Usage{PromptTokens: 10, CompletionTokens: 4}
-	m := NewScripted(
-		Reply{Text: "Running it now.", ToolCalls: []chat.WireToolCall{
+	m := newScriptModel(
+		chat.Reply{Text: "Running it now.", ToolCalls: []chat.WireToolCall{
 			{Function: chat.FunctionCall{Name: "run_sql", Arguments: `{"query":"select 1"}`}},
 			{ID: "mine", Function: chat.FunctionCall{Name: "run_sql", Arguments: `{}`}},
 		}},
-		Reply{Text: "Hi there!", Usage: usage},
+		chat.Reply{Text: "Hi there!", Usage: usage},
 	).Fail(errors.New("boom"))
 
-	var ds []Delta
-	r, err := m.Stream(context.Background(), hello(), collect(&ds))
+	var ds []chat.Delta
+	r, err := m.Stream(context.Background(), helloRequest(), func(d chat.Delta) { ds = append(ds, d) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantDeltas := []Delta{
+	wantDeltas := []chat.Delta{
 		{Text: "Running "}, {Text: "it "}, {Text: "now."},
 		{ToolCallIndex: 0, ToolCallID: "call_1", ToolName: "run_sql", Arguments: `{"query":"select 1"}`},
 		{ToolCallIndex: 1, ToolCallID: "mine", ToolName: "run_sql", Arguments: `{}`},
@@ -49,17 +54,17 @@ func TestScripted(t *testing.T) {
 		t.Errorf("got first call %+v, want id call_1 and type function", got)
 	}
 
-	r, err = m.Stream(context.Background(), hello(), nil)
+	r, err = m.Stream(context.Background(), helloRequest(), nil)
 	if err != nil || r.Text != "Hi there!" || r.FinishReason != "stop" || !reflect.DeepEqual(r.Usage, usage) {
 		t.Errorf("got %+v %v, want the second reply with its usage", r, err)
 	}
 	if r.Usage == usage {
 		t.Errorf("usage is shared with the script, want a copy")
 	}
-	if _, err := m.Stream(context.Background(), hello(), nil); err == nil || err.Error() != "boom" {
+	if _, err := m.Stream(context.Background(), helloRequest(), nil); err == nil || err.Error() != "boom" {
 		t.Errorf("got %v, want the scripted failure", err)
 	}
-	if _, err := m.Stream(context.Background(), hello(), nil); err == nil {
+	if _, err := m.Stream(context.Background(), helloRequest(), nil); err == nil {
 		t.Errorf("got no error past the end of the script")
 	}
 	if got := len(m.Requests()); got != 4 || m.Remaining() != 0 {
@@ -67,12 +72,12 @@ func TestScripted(t *testing.T) {
 	}
 }
 
-func TestScriptedCancel(t *testing.T) {
-	m := NewScripted(Reply{Text: "one two three four"})
+func TestScriptModelCancel(t *testing.T) {
+	m := newScriptModel(chat.Reply{Text: "one two three four"})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var ds []Delta
-	r, err := m.Stream(ctx, hello(), func(d Delta) {
+	var ds []chat.Delta
+	r, err := m.Stream(ctx, helloRequest(), func(d chat.Delta) {
 		ds = append(ds, d)
 		if len(ds) == 2 {
 			cancel()

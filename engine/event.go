@@ -1,0 +1,96 @@
+package engine
+
+import "github.com/ctxlab/ctxlab/engine/chat"
+
+// Event is something that happened while a turn ran. A send given an emit callback (see
+// WithEvents) delivers them in order, on the goroutine that sends: EventPlanned first,
+// then what the replier reports (EventRequest, EventText, EventToolCall,
+// EventToolAnswered, EventUsage), and last exactly one of EventSaved or EventFailed,
+// which is never dropped.
+//
+// A reply cut short (cancelled, the stream broken) is saved, marked interrupted: it ends
+// with EventSaved whose Err is the error that cut it, not with a separate event.
+type Event interface{ isEvent() }
+
+// EventPlanned is the turn planned (steps 1 to 4: its decisions, system prompt and first
+// request), before anything is sent.
+type EventPlanned struct{ Plan *Plan }
+
+// EventRequest is a request to the model started: step 1 is the planned request, each
+// later step a tool round sent back.
+type EventRequest struct {
+	Step    int
+	Request chat.Request
+}
+
+// EventText is a piece of the reply's text, as it streams.
+type EventText struct {
+	Step int
+	Text string
+}
+
+// EventToolCall is a piece of a tool call, as it streams: ID and Name come with the
+// first piece of a call, Arguments is a fragment of its JSON arguments. Index tells the
+// calls of one step apart.
+type EventToolCall struct {
+	Step, Index         int
+	ID, Name, Arguments string
+}
+
+// EventToolAnswered is a tool call answered: Part holds the call with its canned result
+// (state output-available) or its error (output-error).
+type EventToolAnswered struct {
+	Step int
+	Part chat.Part
+}
+
+// EventUsage is the usage one request reported (a request that reports none has no
+// event).
+type EventUsage struct {
+	Step  int
+	Usage chat.Usage
+}
+
+// EventSaved is the turn saved: the last event of a turn that was. Err is set when the
+// reply was cut short (Result.Assistant.Interrupted): the send returns the same error.
+type EventSaved struct {
+	Result *TurnResult
+	Err    error
+}
+
+// EventFailed is a turn that saved nothing: the model failed before any reply arrived, or
+// the turn could not be saved. Err is the error the send returns.
+type EventFailed struct{ Err error }
+
+func (EventPlanned) isEvent()      {}
+func (EventRequest) isEvent()      {}
+func (EventText) isEvent()         {}
+func (EventToolCall) isEvent()     {}
+func (EventToolAnswered) isEvent() {}
+func (EventUsage) isEvent()        {}
+func (EventSaved) isEvent()        {}
+func (EventFailed) isEvent()       {}
+
+// SendOption configures one send (Send, Edit, Regenerate).
+type SendOption func(*sendConfig)
+
+type sendConfig struct {
+	emit func(Event)
+}
+
+// WithEvents delivers the turn's events to emit (nil delivers none).
+func WithEvents(emit func(Event)) SendOption {
+	return func(c *sendConfig) { c.emit = emit }
+}
+
+// sendOptions applies opts; the emit callback it returns is never nil.
+func sendOptions(opts []SendOption) sendConfig {
+	var c sendConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.emit == nil {
+		c.emit = func(Event) {}
+	}
+	return c
+}

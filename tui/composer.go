@@ -1,6 +1,10 @@
 package tui
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -239,4 +243,42 @@ func (c *composer) Render(width, height int, focused bool) string {
 		out = append(out, strings.Repeat(" ", width))
 	}
 	return strings.Join(out, "\n")
+}
+
+// editorCommand writes the draft to a temp file and returns the command that edits it
+// in $VISUAL, else $EDITOR, else vi.
+func editorCommand(draft string) (*exec.Cmd, string, error) {
+	ed := os.Getenv("VISUAL")
+	if ed == "" {
+		ed = os.Getenv("EDITOR")
+	}
+	if ed == "" {
+		ed = "vi"
+	}
+	f, err := os.CreateTemp("", "ctxlab-draft-*.md")
+	if err != nil {
+		return nil, "", fmt.Errorf("editor: %w", err)
+	}
+	_, werr := f.WriteString(draft)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return nil, "", fmt.Errorf("editor: write the draft: %w", errors.Join(werr, cerr))
+	}
+	fields := strings.Fields(ed)
+	cmd := exec.Command(fields[0], append(fields[1:], f.Name())...)
+	return cmd, f.Name(), nil
+}
+
+// readEditorFile reads the draft back and removes the temp file.
+func readEditorFile(path string, runErr error) tea.Msg {
+	defer os.Remove(path)
+	if runErr != nil {
+		return editorMsg{err: runErr}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return editorMsg{err: err}
+	}
+	return editorMsg{text: string(b)}
 }

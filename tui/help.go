@@ -35,7 +35,7 @@ func (m *Model) helpGroups() []helpGroup {
 	groups[0].Keys = append(groups[0].Keys, k.TabDigits[:]...)
 	groups[0].Keys = append(groups[0].Keys, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
 	groups = append(groups, helpGroup{Title: "composer", Keys: k.composer()})
-	if m.chat != nil && m.chat.Scripted() {
+	if m.scripted {
 		groups = append(groups, helpGroup{Title: "composer, scripted reply step", Keys: []key.Binding{k.SaveReply, k.Unanswered}})
 	}
 	groups = append(groups, helpGroup{Title: "transcript", Keys: append(k.transcript(), m.mouseHelp()...)})

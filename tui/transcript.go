@@ -81,6 +81,8 @@ type transcript struct {
 
 	spinner string
 	now     func() time.Time
+	// rows is the turn shown on each row of the last frame (-1: none).
+	rows []int
 }
 
 func newTranscript(th *themes.Theme, loc *time.Location, now func() time.Time) *transcript {
@@ -269,8 +271,12 @@ func (t *transcript) Render(width, height int, focused bool) string {
 	if width < 1 || height < 1 {
 		return ""
 	}
+	if width != t.width && t.width > 0 {
+		t.reflowLive(width - 2)
+	}
 	t.width, t.height = width, height
 	if len(t.items) == 0 {
+		t.rows = t.rows[:0]
 		msg := []string{"", t.th.Render(themes.Muted, "  no turns yet: type a message below and press enter")}
 		return strings.Join(fitBlock(msg, width, height), "\n")
 	}
@@ -286,6 +292,7 @@ func (t *transcript) Render(width, height int, focused bool) string {
 	t.wantSel = false
 	cur := t.Current()
 	out := make([]string, 0, height)
+	t.rows = t.rows[:0]
 	skip := t.off
 	for i := t.top; i < len(t.items) && len(out) < height; i++ {
 		lines := t.render(i)
@@ -302,9 +309,18 @@ func (t *transcript) Render(width, height int, focused bool) string {
 				break
 			}
 			out = append(out, gutter+l)
+			t.rows = append(t.rows, i)
 		}
 	}
 	return strings.Join(fitBlock(out, width, height), "\n")
+}
+
+// TurnAt is the turn on row y of the last frame, or -1.
+func (t *transcript) TurnAt(y int) int {
+	if y < 0 || y >= len(t.rows) {
+		return -1
+	}
+	return t.rows[y]
 }
 
 func (t *transcript) bringIntoView(i int) {

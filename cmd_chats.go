@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/store"
 )
 
 // chatLine is one chat as `ctxlab chats --json` prints it.
@@ -40,35 +40,21 @@ func (a *app) chatsCommand() *cobra.Command {
 			"reminders are not searched).",
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			db, err := a.openSavedDB()
-			var none *noDatabaseError
+			ws, err := ctxapp.OpenSaved(cmd.Context(), a.options())
+			var none *ctxapp.NoDatabaseError
 			if errors.As(err, &none) { // nothing saved yet: an empty list, and where it looked
 				if !asJSON {
-					fmt.Fprintf(a.stdout, "no chats yet (no database at %s)\n", none.path)
+					fmt.Fprintf(a.stdout, "no chats yet (no database at %s)\n", none.Path)
 				}
 				return nil
 			}
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			list, err := db.ListChats(cmd.Context(), store.ListOptions{Search: search})
+			defer ws.Close()
+			list, err := ws.Chats(cmd.Context(), search)
 			if err != nil {
 				return err
-			}
-			settings, err := a.settings(nil, true)
-			if err != nil {
-				return err
-			}
-			costs := make([]*float64, len(list))
-			for i := range list {
-				usd, known, err := chatCost(cmd.Context(), db, settings, list[i].ID)
-				if err != nil {
-					return err
-				}
-				if known {
-					costs[i] = &usd
-				}
 			}
 			w := bufio.NewWriter(a.stdout)
 			if asJSON {
@@ -77,7 +63,7 @@ func (a *app) chatsCommand() *cobra.Command {
 					u := s.Usage
 					u.TotalTokens = u.Total()
 					if err := writeJSONLine(w, chatLine{ID: s.ID, Title: s.Title, ActiveBranch: s.ActiveBranch,
-						Branches: s.Branches, Turns: s.Turns, Messages: s.Messages, Tokens: u.TotalTokens, Usage: u, CostUSD: costs[i],
+						Branches: s.Branches, Turns: s.Turns, Messages: s.Messages, Tokens: u.TotalTokens, Usage: u, CostUSD: s.CostUSD,
 						CreatedAt: s.CreatedAt.UTC().Format(time.RFC3339Nano), UpdatedAt: s.UpdatedAt.UTC().Format(time.RFC3339Nano)}); err != nil {
 						return err
 					}
@@ -101,8 +87,8 @@ func (a *app) chatsCommand() *cobra.Command {
 					title = "(untitled)"
 				}
 				cost := "-"
-				if costs[i] != nil {
-					cost = formatUSD(*costs[i])
+				if s.CostUSD != nil {
+					cost = formatUSD(*s.CostUSD)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, title,
 					s.Branches, s.Turns, s.Usage.Total(), cost, s.UpdatedAt.UTC().Format("2006-01-02 15:04"))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
@@ -59,7 +60,7 @@ func (a *app) modelsCommand() *cobra.Command {
 			if !s.Configured() {
 				return errors.New("no model server is configured: set --base-url or OPENAI_API_KEY, or a config profile (see ctxlab config)")
 			}
-			names, err := newClient(s).Models(cmd.Context())
+			names, err := ctxapp.Models(cmd.Context(), s)
 			if err != nil {
 				return fmt.Errorf("model: %w", err)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
@@ -30,7 +31,7 @@ func (a *app) promptCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			eng, err := newEngine(file, engine.NewMemStore(nil), settings)
+			eng, err := ctxapp.NewEngine(file, engine.NewMemStore(nil), settings, nil)
 			if err != nil {
 				return err
 			}

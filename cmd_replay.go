@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
@@ -42,7 +43,7 @@ func (a *app) replayCommand() *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			eng, err := newEngine(file, db, settings)
+			eng, err := ctxapp.NewEngine(file, db, settings, nil)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/script"
@@ -48,23 +49,20 @@ func (a *app) runCommand() *cobra.Command {
 				return err
 			}
 			if needsModel(sc) && settings.Configured() && !settings.Model.IsSet() {
-				if err := nameServerModel(ctx, &settings); err != nil {
+				if err := ctxapp.NameServerModel(ctx, &settings); err != nil {
 					return err
 				}
 			}
-			db, err := a.openDB()
+			w, err := ctxapp.Open(ctx, a.options())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			model, err := a.liveModel(settings)
-			if err != nil {
-				return err
-			}
+			defer w.Close()
+			model := ctxapp.LiveModel(settings)
 
 			// Dry run first, in memory over the database: a step that cannot be done is
 			// found before anything is sent or written.
-			dry, err := newEngine(file, engine.NewMemStore(db), settings)
+			dry, err := ctxapp.NewEngine(file, engine.NewMemStore(w.Store()), settings, nil)
 			if err != nil {
 				return err
 			}
@@ -76,7 +74,7 @@ func (a *app) runCommand() *cobra.Command {
 				return fmt.Errorf("checking the script: %w", err)
 			}
 
-			eng, err := newEngine(file, db, settings)
+			eng, err := w.Engine(file, settings)
 			if err != nil {
 				return err
 			}
@@ -122,7 +120,7 @@ func (a *app) runCommand() *cobra.Command {
 				if priced {
 					line += " · this run " + formatUSD(cost)
 				}
-				if total, known, err := chatCost(ctx, db, settings, c.ID); err == nil && known {
+				if total, known, err := w.ChatCost(ctx, settings, c.ID); err == nil && known {
 					line += " · chat " + formatUSD(total)
 				}
 				fmt.Fprintln(a.stdout, line)

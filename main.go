@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/llm/config"
 )
@@ -53,8 +54,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	fmt.Fprintln(stderr, "ctxlab: "+err.Error())
 	var usage *usageError
+	var appUsage *ctxapp.UsageError
 	var setting *config.SettingError
-	if errors.As(err, &usage) || errors.As(err, &setting) || strings.HasPrefix(err.Error(), "unknown command ") {
+	if errors.As(err, &usage) || errors.As(err, &appUsage) || errors.As(err, &setting) || strings.HasPrefix(err.Error(), "unknown command ") {
 		return exitInvalid // cobra's unknown command error has no type of its own
 	}
 	return exitFailure

@@ -25,7 +25,7 @@ import (
 // demoFS is the built-in demo: its context file (with the skills it references) and the
 // scripts `ctxlab demo` plays.
 //
-//go:embed testdata/demo/support.ctx.yaml testdata/demo/skills testdata/demo/support.script.yaml testdata/demo/branching.script.yaml
+//go:embed testdata/demo/support.ctx.yaml testdata/demo/schema.sql testdata/demo/skills testdata/demo/support.script.yaml testdata/demo/branching.script.yaml
 var demoFS embed.FS
 
 // demoChat is the chat `ctxlab demo` opens.
@@ -46,12 +46,7 @@ const notTerminalError = "the workbench needs a terminal on stdin and stdout; wi
 // addWorkbench makes the root command open the workbench, and adds `ctxlab demo`.
 func (a *app) addWorkbench(root *cobra.Command) {
 	var wf workbenchFlags
-	root.Args = func(cmd *cobra.Command, args []string) error {
-		if len(args) > 0 {
-			return &usageError{fmt.Sprintf("unknown command %q for \"ctxlab\"", args[0])}
-		}
-		return nil
-	}
+	// root.Args stays cobra's default, which refuses an unknown command with suggestions.
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.workbench(cmd.Context(), wf, false)
 	}

@@ -316,6 +316,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		t := &msg.traces[i]
 		m.traces[t.UserMessageID] = t
 	}
+	m.tr.SetTraces(m.traces)
 	if m.stream == nil {
 		pend := m.tr.Last()
 		keep := pend != nil && pend.pendingReply

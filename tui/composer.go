@@ -88,11 +88,11 @@ func (c *composer) SetValue(s string) {
 	c.ta.CursorEnd()
 }
 
-// Draft is the user's draft message: the text, or the draft put aside while a
-// scripted reply is written.
+// Draft is the user message the inspector previews: the text, or the message waiting
+// for its scripted reply.
 func (c *composer) Draft() string {
 	if c.mode == composeReply {
-		return c.saved
+		return c.pending
 	}
 	return c.ta.Value()
 }

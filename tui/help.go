@@ -75,9 +75,9 @@ func foldTabs(rows []helpRow) []helpRow {
 	for i := 0; i < len(rows); i++ {
 		r := rows[i]
 		if i+4 < len(rows) && (r.keys == "alt+1" || r.keys == "1") && strings.HasSuffix(rows[i+4].keys, "5") {
-			desc := "inspector tab Why, Prompt, Request, Branches, Usage"
+			desc := "tab Why, Prompt, Request, Branches, Usage"
 			if r.keys == "1" {
-				desc += " (outside the composer)"
+				desc = "the same, outside the composer"
 			}
 			out = append(out, helpRow{r.keys + "…" + rows[i+4].keys, desc})
 			i += 4
@@ -100,7 +100,7 @@ func padRight(s string, w int) string {
 func (m *Model) renderHelp(width, height int) []string {
 	th := m.th
 	title := th.Render(themes.Focus, "help") + th.Render(themes.Muted, " · every binding in force · esc, f1 or ? closes")
-	colW := 64
+	colW := 48
 	cols := max(1, min(2, (width-2)/colW))
 	if cols == 1 {
 		colW = width - 2

@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
 )
@@ -15,6 +16,9 @@ import (
 func (m *Model) headerLine(w int) string {
 	th := m.th
 	title := inert.Line(m.title)
+	if it := m.tr.Item(0); title == "" && it != nil && it.user != nil && it.live == nil && !it.pendingReply {
+		title = inert.Line(chat.TitleFrom(userText(it.user)))
+	}
 	if title == "" {
 		title = "new chat"
 	}
@@ -108,4 +112,30 @@ func (m *Model) statusLines(w int) []string {
 		}
 	}
 	return out
+}
+
+// userText is what the user typed in a message: its text without the injected
+// reminder spans.
+func userText(m *chat.Message) string {
+	var b strings.Builder
+	for pi, p := range m.Parts {
+		if p.Type != chat.PartText {
+			continue
+		}
+		text := p.Text
+		for i := len(m.Reminders) - 1; i >= 0; i-- {
+			r := m.Reminders[i]
+			if r.Part == pi && r.Start >= 0 && r.End <= len(text) && r.Start <= r.End {
+				text = text[:r.Start] + text[r.End:]
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(text)
+	}
+	return b.String()
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
@@ -62,6 +63,8 @@ type transcript struct {
 	md    *markdown
 	loc   *time.Location
 	items []*turnItem
+	// traces are the recorded traces of the turns, by user message id.
+	traces map[string]*engine.Trace
 	// gen is bumped when every cached render goes stale (theme).
 	gen int
 
@@ -125,6 +128,13 @@ func (t *transcript) SetMessages(path []*chat.Message, turns []*chat.Turn) {
 	}
 	t.follow = !t.explicit
 	t.wantSel = t.explicit
+}
+
+// SetTraces gives the turns' recorded traces (by user message id), which their header
+// lines show.
+func (t *transcript) SetTraces(traces map[string]*engine.Trace) {
+	t.traces = traces
+	t.gen++
 }
 
 // Len is the number of turns.
@@ -381,7 +391,7 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 		out = append(out, t.liveLines(it, w)...)
 	case it.reply != nil:
 		out = append(out, t.replyLines(it, w)...)
-	case it.user != nil && it.rec != nil && it.err == "" && !it.pendingReply:
+	case it.user != nil && (it.rec != nil || t.traces[it.user.ID] != nil) && it.err == "" && !it.pendingReply:
 		out = append(out, "  "+th.Render(themes.Muted, "(no reply)"))
 	}
 	if it.rec != nil && it.rec.Error != "" && it.err == "" {
@@ -399,7 +409,7 @@ func (t *transcript) header(it *turnItem) string {
 	parts := []string{th.Render(themes.Focus, fmt.Sprintf("turn %d", it.num))}
 	var at time.Time
 	switch {
-	case it.rec != nil:
+	case it.rec != nil && !it.rec.At.IsZero():
 		at = it.rec.At
 	case it.user != nil:
 		at = it.user.CreatedAt
@@ -407,23 +417,38 @@ func (t *transcript) header(it *turnItem) string {
 	if !at.IsZero() {
 		parts = append(parts, th.Render(themes.Muted, at.In(t.loc).Format("2006-01-02 15:04")))
 	}
-	if r := it.rec; r != nil {
-		n := len(r.Fired)
+	var tr *engine.Trace
+	if it.user != nil {
+		tr = t.traces[it.user.ID]
+	}
+	if r := it.rec; r != nil || tr != nil {
+		n := 0
+		if r != nil {
+			n = len(r.Fired)
+		} else {
+			for _, d := range tr.Decisions {
+				if d.Fired && d.Placement != "" {
+					n++
+				}
+			}
+		}
 		s := fmt.Sprintf("%d reminders", n)
 		if n == 1 {
 			s = "1 reminder"
 		}
 		parts = append(parts, th.Render(themes.Muted, s))
-		if r.Reported != nil {
-			parts = append(parts, th.Render(themes.Muted, fmt.Sprintf("%d tok", r.Reported.PromptTokens)))
-		} else {
-			parts = append(parts, th.Render(themes.Muted, fmt.Sprintf("~%d tok", r.Estimated.PromptTokens)))
+		if tr != nil {
+			if rep := tr.Usage.Reported; rep != nil {
+				parts = append(parts, th.Render(themes.Muted, fmt.Sprintf("%d tok", rep.PromptTokens)))
+			} else {
+				parts = append(parts, th.Render(themes.Muted, fmt.Sprintf("~%d tok", tr.Usage.Estimated.PromptTokens)))
+			}
+			model := "[scripted]"
+			if tr.Latency.Total > 0 || tr.Latency.TTFT > 0 || (r != nil && r.Request.Model != "" && !r.Request.Scripted) {
+				model = inert.Line(tr.Request.Model)
+			}
+			parts = append(parts, th.Render(themes.Muted, model))
 		}
-		model := "[scripted]"
-		if !r.Request.Scripted {
-			model = inert.Line(r.Request.Model)
-		}
-		parts = append(parts, th.Render(themes.Muted, model))
 	}
 	if lv := it.live; lv != nil {
 		s := t.spinner + " " + fmtDur(t.now().Sub(lv.sent))

@@ -8,8 +8,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
-
-	"github.com/ctxlab/ctxlab/engine"
 )
 
 const flowTimeout = 10 * time.Second

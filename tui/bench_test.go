@@ -46,10 +46,10 @@ func (c *memChat) Traces(ctx context.Context) ([]engine.Trace, error) {
 	return out, err
 }
 func (c *memChat) Branches(ctx context.Context) ([]chat.BranchInfo, error) { return c.s.Branches(ctx) }
-func (c *memChat) Switch(ctx context.Context, name string) error          { return c.s.Switch(ctx, name) }
-func (c *memChat) Usage() chat.Usage                                      { return c.s.Usage() }
-func (c *memChat) Cost(context.Context) (float64, bool, error)            { return 0, false, nil }
-func (c *memChat) ModelLabel() string                                     { return "SCRIPTED" }
+func (c *memChat) Switch(ctx context.Context, name string) error           { return c.s.Switch(ctx, name) }
+func (c *memChat) Usage() chat.Usage                                       { return c.s.Usage() }
+func (c *memChat) Cost(context.Context) (float64, bool, error)             { return 0, false, nil }
+func (c *memChat) ModelLabel() string                                      { return "SCRIPTED" }
 
 // longChat commits turns user/reply pairs (2*turns messages) to an in-memory store.
 func longChat(tb testing.TB, v *env, turns int) *memChat {

@@ -211,8 +211,8 @@ func press(m *Model, keys ...string) {
 	}
 }
 
-// golden compares a frame with testdata/name.golden (rewritten with -update).
-func golden(t *testing.T, name, got string) {
+// goldenFrame compares a frame with testdata/name.golden (rewritten with -update).
+func goldenFrame(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
 	if updating() {

@@ -9,8 +9,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// checkFrame checks that a frame is exactly w x h.
-func checkFrame(t *testing.T, frame string, w, h int) {
+// checkScreen checks that a frame is exactly w x h.
+func checkScreen(t *testing.T, frame string, w, h int) {
 	t.Helper()
 	lines := strings.Split(frame, "\n")
 	if len(lines) != h {
@@ -41,12 +41,12 @@ func TestEverySize(t *testing.T) {
 		for w := 1; w <= 200; w += 9 {
 			for h := 1; h <= 60; h += 7 {
 				m.Update(tea.WindowSizeMsg{Width: w, Height: h})
-				checkFrame(t, m.View(), w, h)
+				checkScreen(t, m.View(), w, h)
 			}
 		}
 		for _, sz := range [][2]int{{59, 16}, {60, 15}, {60, 16}, {99, 30}, {100, 30}, {119, 30}, {120, 30}, {200, 60}} {
 			m.Update(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
-			checkFrame(t, m.View(), sz[0], sz[1])
+			checkScreen(t, m.View(), sz[0], sz[1])
 		}
 	}
 }

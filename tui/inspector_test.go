@@ -16,7 +16,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
-
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
@@ -24,7 +23,6 @@ import (
 	"github.com/ctxlab/ctxlab/predicates"
 	"github.com/ctxlab/ctxlab/themes"
 )
-
 
 // demo is a demo script played into an in-memory store: each turn's trace as it was sent
 // and as a replay gives it, the chat's branches and usage.

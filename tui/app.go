@@ -162,8 +162,6 @@ func (m *Model) Init() tea.Cmd { return m.load() }
 type loadedMsg struct {
 	seq      int
 	chatID   string
-	model    string
-	scripted bool
 	title    string
 	branch   string
 	path     []*chat.Message

@@ -55,6 +55,12 @@ func TestFlowSendAndStream(t *testing.T) {
 	if len(msgs) != 2 || msgs[1].PlainText() != "Alpha beta gamma delta." || msgs[1].Interrupted {
 		t.Fatalf("saved %d messages, reply %q", len(msgs), msgs[len(msgs)-1].PlainText())
 	}
+	// The inspector shows the turn as it was sent (TurnResult.Trace), estimate by source
+	// included, also after the chat was loaded again.
+	tr := m.traces[msgs[0].ID]
+	if tr == nil || tr.Usage.Estimated.BySource == nil || tr.Usage.Reported == nil || tr.Usage.Reported.PromptTokens != 700 {
+		t.Errorf("trace of the turn sent: %+v", tr)
+	}
 }
 
 // TestFlowCancel: esc mid-stream cancels; the partial reply is saved, marked

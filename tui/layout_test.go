@@ -90,3 +90,41 @@ func TestInspectorWidth(t *testing.T) {
 		})
 	}
 }
+
+// TestIdleIsIdle: with nothing streaming, a spinner tick schedules nothing: no timer
+// runs while the workbench waits for the user.
+func TestIdleIsIdle(t *testing.T) {
+	v := newEnv(t)
+	m := newModel(t, v, v.chat(t, "", nil), 120, 40, Options{})
+	if cmd := m.Init(); cmd == nil {
+		t.Fatal("Init loads the chat in a Cmd")
+	}
+	_, cmd := m.Update(m.spin.Tick())
+	if cmd != nil {
+		t.Error("a spinner tick while idle scheduled another")
+	}
+	press(m, "type:hello")
+	_, cmd = m.Update(m.spin.Tick())
+	if cmd != nil {
+		t.Error("a spinner tick while typing scheduled another")
+	}
+}
+
+// TestMouse: the wheel scrolls the pane under the pointer; a click selects a turn.
+func TestMouse(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	m.View()
+	top, off := m.tr.top, m.tr.off
+	m.Update(tea.MouseMsg{X: 10, Y: 5, Button: tea.MouseButtonWheelUp, Action: tea.MouseActionPress})
+	m.View()
+	if m.tr.top == top && m.tr.off == off {
+		t.Error("the wheel over the transcript did not scroll it")
+	}
+	m.Update(tea.MouseMsg{X: 10, Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	want := m.tr.rows[1]
+	if !m.tr.Explicit() || m.tr.Current() != want || m.focus != areaTranscript {
+		t.Errorf("a click on row 2 selected turn %d (explicit %v), want %d", m.tr.Current(), m.tr.Explicit(), want)
+	}
+}

@@ -107,8 +107,8 @@ type Model struct {
 	costOK   bool
 	traces   map[string]*engine.Trace // by user message id
 	// sent are the traces of the turns sent in this session, as sent.
-	sent map[string]*engine.Trace
-	loadSeq  int
+	sent    map[string]*engine.Trace
+	loadSeq int
 
 	// The stream of the turn being sent.
 	stream *stream

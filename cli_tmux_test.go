@@ -49,7 +49,9 @@ func (tm *tmuxTerm) run(args ...string) string {
 
 func (tm *tmuxTerm) screen() string { return tm.run("capture-pane", "-p", "-t", "w") }
 
-func (tm *tmuxTerm) keys(keys ...string) { tm.run(append([]string{"send-keys", "-t", "w"}, keys...)...) }
+func (tm *tmuxTerm) keys(keys ...string) {
+	tm.run(append([]string{"send-keys", "-t", "w"}, keys...)...)
+}
 
 // waitFor waits until the screen shows every text.
 func (tm *tmuxTerm) waitFor(texts ...string) string {

@@ -28,7 +28,7 @@ func (c *memChat) Preview(text string, at time.Time) engine.Trace {
 	return engine.PlanTrace(c.s.Chat().ID, c.s.Preview(engine.UserInput{Text: text, At: at}))
 }
 func (c *memChat) Send(context.Context, string, func(engine.Event)) (*engine.TurnResult, error) {
-	return nil, ctxapp.ErrNoModel
+	return nil, ctxapp.ErrNoServer
 }
 func (c *memChat) SendScripted(ctx context.Context, text, reply string, emit func(engine.Event)) (*engine.TurnResult, error) {
 	return c.s.Send(ctx, engine.UserInput{Text: text}, &engine.Scripted{Text: reply}, engine.WithEvents(emit))

@@ -193,3 +193,29 @@ func TestSwitchBranch(t *testing.T) {
 		t.Error("the header does not name the branch switched to")
 	}
 }
+
+// TestCloseSavesInterrupted: a program that ends mid-stream (killed) leaves the partial
+// reply saved, marked interrupted, once Close returns.
+func TestCloseSavesInterrupted(t *testing.T) {
+	v := newEnv(t)
+	pieces := make([]string, 500)
+	for i := range pieces {
+		pieces[i] = "word "
+	}
+	model := &streamModel{pause: 10 * time.Millisecond, started: make(chan struct{}, 1), turns: [][]step{{textStep(pieces...)}}}
+	c := v.chat(t, "", model)
+	m := newModel(t, v, c, 120, 40, Options{})
+	press(m, "type:go on")
+	_, cmd := m.Update(keyMsg("enter"))
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("enter returned %T, want the send, the stream and the spinner", cmd())
+	}
+	go batch[0]() // the send, as the program would run it
+	<-model.started
+	m.Close()
+	msgs := c.Session().Messages()
+	if len(msgs) != 2 || !msgs[1].Interrupted || msgs[1].PlainText() == "" {
+		t.Fatalf("after Close: %d messages; want the partial reply saved, interrupted", len(msgs))
+	}
+}

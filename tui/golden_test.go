@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
@@ -109,4 +111,42 @@ func toolCall(id, name, args string) chat.WireToolCall {
 	c.ID, c.Type = id, "function"
 	c.Function.Name, c.Function.Arguments = name, args
 	return c
+}
+
+// TestHeaderNumbersMatchReplay: each turn's header shows the numbers `ctxlab replay
+// --json` gives for it (prompt tokens reported, else estimated; reminders fired).
+func TestHeaderNumbersMatchReplay(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 160, 50, Options{})
+	var traces []*engine.Trace
+	if err := v.ws.Replay(context.Background(), "demo-1", nil, func(tr *engine.Trace) error {
+		traces = append(traces, tr)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != m.tr.Len() || len(traces) < 4 {
+		t.Fatalf("replay has %d turns, the transcript %d", len(traces), m.tr.Len())
+	}
+	for i, tr := range traces {
+		head := m.tr.header(m.tr.Item(i))
+		tokens := fmt.Sprintf("~%d tok", tr.Usage.Estimated.PromptTokens)
+		if tr.Usage.Reported != nil {
+			tokens = fmt.Sprintf(" %d tok", tr.Usage.Reported.PromptTokens)
+		}
+		fired := 0
+		for _, d := range tr.Decisions {
+			if d.Fired && d.Placement != "" {
+				fired++
+			}
+		}
+		reminders := fmt.Sprintf("%d reminders", fired)
+		if fired == 1 {
+			reminders = "1 reminder"
+		}
+		if !strings.Contains(head, fmt.Sprintf("turn %d ", tr.Turn)) || !strings.Contains(head, tokens) || !strings.Contains(head, reminders) {
+			t.Errorf("turn %d: header %q, want %q and %q", tr.Turn, head, tokens, reminders)
+		}
+	}
 }

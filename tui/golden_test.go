@@ -150,3 +150,21 @@ func TestHeaderNumbersMatchReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestReopenedChatShowsErrors: a chat opened again shows its interrupted reply marked and
+// the error it was cut by (the session's turn records do not hold it; the traces do).
+func TestReopenedChatShowsErrors(t *testing.T) {
+	v := newEnv(t)
+	model := &streamModel{turns: [][]step{{{deltas: []string{"half ", "a reply"}, failAfter: 2, err: errors.New("model: stream broken by the server")}}}}
+	c := v.chat(t, "", model)
+	m := newModel(t, v, c, 120, 40, Options{})
+	press(m, "type:go", "enter")
+	id := c.Session().Chat().ID
+	again := newModel(t, v, v.chat(t, id, nil), 120, 40, Options{})
+	frame := again.View()
+	for _, want := range []string{"half a reply", "⚠ interrupted", "✗ model: stream broken by the server"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the reopened chat does not show %q:\n%s", want, frame)
+		}
+	}
+}

@@ -394,7 +394,7 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 	case it.user != nil && (it.rec != nil || t.traces[it.user.ID] != nil) && it.err == "" && !it.pendingReply:
 		out = append(out, "  "+th.Render(themes.Muted, "(no reply)"))
 	}
-	if msg := t.turnError(it); msg != "" && it.err == "" {
+	if msg := t.turnError(it); msg != "" && it.err == "" && (it.reply != nil || it.live != nil) {
 		if msg == context.Canceled.Error() {
 			msg = "cancelled"
 		}

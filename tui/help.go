@@ -65,7 +65,7 @@ func (m *Model) helpLines(width int) []string {
 		out = append(out, th.Render(themes.Focus, g.Title))
 		for _, r := range append(foldTabs(helpRows(g.Keys)), g.Extra...) {
 			// The description wraps under itself rather than being cut.
-			for i, d := range wrapText(r.desc, max(width-2-keyW-1, 8)) {
+			for i, d := range wrapToWidth(r.desc, max(width-2-keyW-1, 8)) {
 				k := ""
 				if i == 0 {
 					k = r.keys

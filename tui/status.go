@@ -98,12 +98,12 @@ func (m *Model) statusLines(w int) []string {
 	}
 	out := []string{th.Render(themes.Status, fitLine(line, w))}
 	if m.notice != "" {
-		for _, l := range wrapText(m.notice, max(w-2, 1)) {
+		for _, l := range wrapToWidth(m.notice, max(w-2, 1)) {
 			out = append(out, fitLine(" "+th.Render(themes.Muted, l), w))
 		}
 	}
 	if m.lastErr != "" {
-		lines := wrapText("error: "+m.lastErr, max(w-2, 1))
+		lines := wrapToWidth("error: "+m.lastErr, max(w-2, 1))
 		if len(lines) > 4 {
 			lines = append(lines[:3], "… (the error continues; resize to read it whole)")
 		}

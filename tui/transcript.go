@@ -379,7 +379,7 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 		out = append(out, t.userLines(it.user, w)...)
 	}
 	if it.err != "" {
-		for _, l := range wrapText("✗ "+inert.Text(it.err), max(w-2, 1)) {
+		for _, l := range wrapToWidth("✗ "+inert.Text(it.err), max(w-2, 1)) {
 			out = append(out, "  "+th.Render(themes.Error, l))
 		}
 	}
@@ -398,7 +398,7 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 		if msg == context.Canceled.Error() {
 			msg = "cancelled"
 		}
-		for _, l := range wrapText("✗ "+msg, max(w-2, 1)) {
+		for _, l := range wrapToWidth("✗ "+msg, max(w-2, 1)) {
 			out = append(out, "  "+th.Render(themes.Error, l))
 		}
 	}
@@ -529,7 +529,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 				continue
 			}
 			out = append(out, "  "+th.Render(themes.Reminder, "┊ ⟪injected: "+s.reminder+"⟫"))
-			for _, l := range wrapText(strings.TrimSpace(text), max(w-4, 1)) {
+			for _, l := range wrapToWidth(strings.TrimSpace(text), max(w-4, 1)) {
 				out = append(out, "  "+th.Render(themes.Reminder, "┊ "+l))
 			}
 			continue
@@ -538,7 +538,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 		if text == "" {
 			continue
 		}
-		for _, l := range wrapText(text, max(w-6, 1)) {
+		for _, l := range wrapToWidth(text, max(w-6, 1)) {
 			prefix := "      "
 			if first {
 				prefix, first = th.Render(themes.User, "you ")+"  ", false
@@ -615,7 +615,7 @@ func (t *transcript) toolLines(p chat.Part, open bool, w int) []string {
 	out := []string{"  " + th.Render(role, truncate(fmt.Sprintf("%s tool %s · %s", mark, name, state), max(w-2, 1)))}
 	add := func(label, body string) {
 		out = append(out, "    "+th.Render(themes.Muted, label))
-		for _, l := range wrapText(body, max(w-6, 1)) {
+		for _, l := range wrapToWidth(body, max(w-6, 1)) {
 			out = append(out, "      "+th.Render(themes.Tool, l))
 		}
 	}

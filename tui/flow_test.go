@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -217,5 +218,24 @@ func TestCloseSavesInterrupted(t *testing.T) {
 	msgs := c.Session().Messages()
 	if len(msgs) != 2 || !msgs[1].Interrupted || msgs[1].PlainText() == "" {
 		t.Fatalf("after Close: %d messages; want the partial reply saved, interrupted", len(msgs))
+	}
+}
+
+// TestSecondWriter: when another process wrote to the branch, the turn is saved on a
+// new branch, and the workbench says so and follows it.
+func TestSecondWriter(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	other := v.chat(t, "demo-1", nil)
+	if _, err := other.SendScripted(context.Background(), "written elsewhere", "ok", nil); err != nil {
+		t.Fatal(err)
+	}
+	press(m, "type:and from here?", "enter", "type:a reply", "enter")
+	if !strings.Contains(m.notice, "another writer changed branch main") || m.branch == "main" {
+		t.Errorf("notice %q, branch %s: want the turn on a new branch, said so", m.notice, m.branch)
+	}
+	if !strings.Contains(m.View(), "another writer") {
+		t.Error("the status line does not say it")
 	}
 }

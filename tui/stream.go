@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // frameEvery is how often streamed events reach the UI at most (about 30 a second).
@@ -179,6 +180,10 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			tr := r.Trace(r.Turn.ChatID)
 			m.traces[r.Plan.User.ID] = &tr
 			m.sent[r.Plan.User.ID] = &tr
+			if r.PlannedOn != "" {
+				m.notice = fmt.Sprintf("another writer changed branch %s while this turn was sent: it is saved on a new branch, %s (now active)",
+					inert.Line(r.PlannedOn), inert.Line(r.Turn.Branch))
+			}
 		}
 		if ev.Err != nil {
 			if errors.Is(ev.Err, context.Canceled) {

@@ -39,7 +39,7 @@ func newKeyMap() *keyMap {
 	k := &keyMap{
 		NextFocus: b("tab", "next area", "tab"),
 		PrevFocus: b("shift+tab", "previous area", "shift+tab"),
-		Inspector: b("alt+i", "inspector instead of transcript (below 100 columns)", "alt+i"),
+		Inspector: b("alt+i", "inspector/transcript (narrow screens)", "alt+i"),
 		Esc:       b("esc", "cancel the reply, or back to the composer", "esc"),
 		Quit:      b("ctrl+c", "cancel the reply, or quit", "ctrl+c"),
 		Help:      b("f1", "help", "f1"),

@@ -90,6 +90,9 @@ func (m *Model) statusLines(w int) []string {
 	}
 	if !m.help {
 		keys = append(keys, k.NextFocus, k.Help)
+		if m.width < 100 { // the inspector is hidden: say how to see it, first
+			keys = append([]key.Binding{k.Inspector}, keys...)
+		}
 	}
 	items := append([]string{th.Render(themes.Focus, area)}, shortKeys(th, keys)...)
 	line := " " + strings.Join(items, th.Render(themes.Muted, " · "))

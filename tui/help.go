@@ -28,12 +28,7 @@ func helpRows(bs []key.Binding) []helpRow {
 // helpGroups is every binding in force, by area, from the keymap and the inspector.
 func (m *Model) helpGroups() []helpGroup {
 	k := m.keys
-	global := []key.Binding{k.NextFocus, k.PrevFocus}
-	groups := []helpGroup{{Title: "anywhere", Keys: global}}
-	// The tabs: one row each for alt+N and N (see helpLines).
-	groups[0].Keys = append(groups[0].Keys, k.Tabs[:]...)
-	groups[0].Keys = append(groups[0].Keys, k.TabDigits[:]...)
-	groups[0].Keys = append(groups[0].Keys, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
+	groups := []helpGroup{{Title: "anywhere", Keys: k.anywhere()}}
 	groups = append(groups, helpGroup{Title: "composer", Keys: k.composer()})
 	if m.scripted {
 		groups = append(groups, helpGroup{Title: "composer, scripted reply step", Keys: []key.Binding{k.SaveReply, k.Unanswered}})

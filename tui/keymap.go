@@ -81,6 +81,15 @@ type helpGroup struct {
 	Extra []helpRow
 }
 
+// anywhere returns the bindings that work in every area (the five tabs' bindings of a
+// kind are one row in the help).
+func (k *keyMap) anywhere() []key.Binding {
+	out := []key.Binding{k.NextFocus, k.PrevFocus}
+	out = append(out, k.Tabs[:]...)
+	out = append(out, k.TabDigits[:]...)
+	return append(out, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
+}
+
 // composer returns the composer's bindings.
 func (k *keyMap) composer() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Editor, k.History}

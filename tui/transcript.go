@@ -92,12 +92,6 @@ func newTranscript(th *themes.Theme, loc *time.Location, now func() time.Time) *
 	return &transcript{th: th, md: newMarkdown(th.Glamour), loc: loc, now: now, showSpans: true, follow: true, sel: -1}
 }
 
-// SetTheme restyles every turn.
-func (t *transcript) SetTheme(th *themes.Theme) {
-	t.th, t.md = th, newMarkdown(th.Glamour)
-	t.gen++
-}
-
 // SetMessages rebuilds the turns from a branch's path and its turn records.
 func (t *transcript) SetMessages(path []*chat.Message, turns []*chat.Turn) {
 	byUser := make(map[string]*chat.Turn, len(turns))

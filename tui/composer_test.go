@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ctxlab/ctxlab/themes"
@@ -81,5 +82,23 @@ func TestComposerReplyStep(t *testing.T) {
 	c.EndReply()
 	if c.mode != composeMessage || c.Value() != "" {
 		t.Errorf("after the step: mode %v, value %q", c.mode, c.Value())
+	}
+}
+
+// TestComposerGrows: a draft of a few lines is shown whole, never scrolled out of its
+// first line as it grows.
+func TestComposerGrows(t *testing.T) {
+	c := newComposer(themes.Mono())
+	c.Focus()
+	c.Render(60, c.Height(10), true)
+	for _, k := range []string{"o", "n", "e", "alt+enter", "t", "w", "o", "ctrl+j", "x"} {
+		c.Update(keyMsg(k))
+		c.Render(60, c.Height(10), true)
+	}
+	got := c.Render(60, c.Height(10), true)
+	for _, want := range []string{"one", "two", "x"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the composer does not show %q:\n%s", want, got)
+		}
 	}
 }

@@ -22,8 +22,7 @@ func TestEveryBindingIsInTheHelp(t *testing.T) {
 	}
 	help := strings.Join(m.helpLines(200), "\n")
 	km := reflect.ValueOf(m.keys).Elem()
-	var check func(name string, b key.Binding)
-	check = func(name string, b key.Binding) {
+	check := func(name string, b key.Binding) {
 		h := b.Help()
 		if len(b.Keys()) == 0 || h.Key == "" || h.Desc == "" {
 			t.Errorf("%s: binding without keys or help", name)

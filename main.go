@@ -124,6 +124,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.versionCommand())
 	root.Version = buildVersion()
 	root.SetVersionTemplate("{{.Version}}\n")
+	a.addWorkbench(root) // ctxlab with no command, and ctxlab demo
 	return root
 }
 

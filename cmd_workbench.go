@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/script"
+	"github.com/ctxlab/ctxlab/themes"
+	"github.com/ctxlab/ctxlab/tui"
+)
+
+// demoFS is the built-in demo: its context file (with the skills it references) and the
+// scripts `ctxlab demo` plays.
+//
+//go:embed testdata/demo/support.ctx.yaml testdata/demo/schema.sql testdata/demo/skills testdata/demo/support.script.yaml testdata/demo/branching.script.yaml
+var demoFS embed.FS
+
+// demoChat is the chat `ctxlab demo` opens.
+const demoChat = "demo-1"
+
+// workbenchFlags are the flags of the workbench (ctxlab with no command, and demo).
+type workbenchFlags struct {
+	context string
+	chat    string
+	cont    bool
+	theme   string
+}
+
+// notTerminalError is the workbench started without a terminal.
+const notTerminalError = "the workbench needs a terminal on stdin and stdout; without one, use the headless commands: " +
+	"run, replay, prompt, chats, branches, export, import, config, models (ctxlab help)"
+
+// addWorkbench makes the root command open the workbench, and adds `ctxlab demo`.
+func (a *app) addWorkbench(root *cobra.Command) {
+	var wf workbenchFlags
+	// root.Args stays cobra's default, which refuses an unknown command with suggestions.
+	root.Long += "\n\nWith no command, ctxlab opens the workbench, the terminal UI; `ctxlab demo` opens it on a\n" +
+		"demo chat. The commands below are the headless ones, for scripts and pipes."
+	root.RunE = func(cmd *cobra.Command, _ []string) error {
+		return a.workbench(cmd.Context(), wf, false)
+	}
+	f := root.Flags()
+	f.StringVar(&wf.context, "context", "", "context file (default: ./ctxlab.ctx.yaml, else the built-in demo context)")
+	f.StringVar(&wf.chat, "chat", "", "open this saved chat on its active branch")
+	f.BoolVarP(&wf.cont, "continue", "c", false, "open the most recently updated chat")
+	f.StringVar(&wf.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
+
+	var df workbenchFlags
+	demo := &cobra.Command{
+		Use:   "demo",
+		Short: "Open the workbench on the built-in demo chat (in memory: nothing is written)",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.workbench(cmd.Context(), df, true)
+		},
+	}
+	demo.Flags().StringVar(&df.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
+	root.AddCommand(demo)
+}
+
+// isTerminal reports whether r or w is a terminal.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// workbench opens the workbench (demo: the built-in demo chat, in memory).
+func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error {
+	th, err := themes.ByName(wf.theme, os.Getenv("NO_COLOR") != "", lipgloss.HasDarkBackground)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	opt, cleanup, err := a.openWorkbench(ctx, wf, demo)
+	defer cleanup()
+	if err != nil {
+		return err
+	}
+	opt.Theme = th
+	// A long-running program with a long chat open: keep the heap near what is live (the
+	// traces of a 10,000-message chat are about 70 MB) instead of twice it. GOMEMLIMIT
+	// overrides.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(100 << 20)
+	}
+	m := tui.New(opt)
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(),
+		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
+	_, err = p.Run()
+	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+		return fmt.Errorf("workbench: %w", err)
+	}
+	return nil
+}
+
+// openWorkbench resolves the context file, the database, the model and the chat, and
+// returns the workbench's options; cleanup removes what it made (always call it).
+func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (tui.Options, func(), error) {
+	var closers []func()
+	cleanup := func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	var opt tui.Options
+	dbFlag := a.flags.db
+	if demo {
+		dbFlag = ":memory:"
+	}
+	path, builtIn := wf.context, false
+	if path == "" && !demo {
+		if _, err := os.Stat("ctxlab.ctx.yaml"); err == nil {
+			path = "ctxlab.ctx.yaml"
+		}
+	}
+	var demoDir string
+	if path == "" || demo {
+		dir, err := writeDemo()
+		if err != nil {
+			return opt, cleanup, err
+		}
+		closers = append(closers, func() { os.RemoveAll(dir) })
+		demoDir = dir
+		if path == "" {
+			path, builtIn = filepath.Join(dir, "support.ctx.yaml"), true
+		}
+	}
+	file, err := ctxfile.Load(path)
+	if err != nil {
+		return opt, cleanup, err // FILE:LINE:COL: message, exit 2
+	}
+	// Checked after the context file, so its errors are reported with or without a
+	// terminal, and before anything is opened or written.
+	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
+		return opt, cleanup, &usageError{notTerminalError}
+	}
+	ws, err := ctxapp.Open(ctx, ctxapp.Options{DB: dbFlag, Flags: a.workbenchModelFlags()})
+	if err != nil {
+		return opt, cleanup, err
+	}
+	closers = append(closers, func() { ws.Close() })
+	s, err := ws.Settings(file, false)
+	if err != nil {
+		return opt, cleanup, err
+	}
+	model, err := ws.Model(ctx, &s)
+	if err != nil {
+		return opt, cleanup, err
+	}
+	e, err := ws.Engine(file, s)
+	if err != nil {
+		return opt, cleanup, err
+	}
+	id := wf.chat
+	if wf.cont && id == "" {
+		if id, err = ws.LastChat(ctx); err != nil {
+			return opt, cleanup, err
+		}
+		if id == "" {
+			opt.Notice = "--continue: no chat is saved yet; this is a new chat"
+		}
+	}
+	if demo {
+		if err := playDemo(ctx, e, demoDir); err != nil {
+			return opt, cleanup, fmt.Errorf("demo: %w", err)
+		}
+		id, opt.Badge = demoChat, "DEMO"
+	}
+	var c *ctxapp.Chat
+	if id != "" {
+		if c, err = ws.OpenChat(ctx, s, e, model, id); err != nil {
+			return opt, cleanup, err
+		}
+	} else {
+		c = ws.NewChat(s, e, model)
+		if model == nil && opt.Notice == "" {
+			if last, err := ws.LastChat(ctx); err == nil && last == "" {
+				opt.Notice = "No model is configured: you write the replies (see ctxlab config). New here? `ctxlab demo` opens a demo chat."
+			}
+		}
+	}
+	opt.Chat = c
+	opt.ContextName = filepath.Base(path)
+	if builtIn || demo {
+		opt.ContextName = "built-in demo context"
+	}
+	if w, ok := ctxapp.ContextWindow(s.ModelName()); ok {
+		opt.ContextWindow = w
+	}
+	return opt, cleanup, nil
+}
+
+// workbenchModelFlags are the model flags of the command line.
+func (a *app) workbenchModelFlags() ctxapp.Flags {
+	return ctxapp.Flags{Model: a.flags.model, BaseURL: a.flags.baseURL, APIKeyEnv: a.flags.apiKeyEnv,
+		Profile: a.flags.profile, Config: a.flags.config, ConnectTimeout: a.flags.connectTimeout,
+		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout}
+}
+
+// writeDemo writes the built-in demo to a new temp directory (the context loader reads
+// the skills it references from disk) and returns it.
+func writeDemo() (string, error) {
+	dir, err := os.MkdirTemp("", "ctxlab-demo-")
+	if err != nil {
+		return "", fmt.Errorf("write the demo context: %w", err)
+	}
+	sub, err := fs.Sub(demoFS, "testdata/demo")
+	if err == nil {
+		err = os.CopyFS(dir, sub)
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("write the demo context: %w", err)
+	}
+	return dir, nil
+}
+
+// playDemo plays the demo scripts into the engine's (in-memory) database.
+func playDemo(ctx context.Context, e *engine.Engine, dir string) error {
+	for _, name := range []string{"support.script.yaml", "branching.script.yaml"} {
+		sc, err := script.Load(filepath.Join(dir, name))
+		if err != nil {
+			return err
+		}
+		r := script.Runner{Engine: e}
+		if _, err := r.Run(ctx, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,291 @@
+package tui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// composerMode is what the composer's text is for.
+type composerMode int
+
+const (
+	// composeMessage: the text is the next user message.
+	composeMessage composerMode = iota
+	// composeReply: the scripted-reply step; the text is the assistant's reply to the
+	// user message waiting above it.
+	composeReply
+)
+
+// composer is the message editor under the transcript: a textarea, the messages sent
+// (for `up` on an empty draft), and the scripted-reply step.
+type composer struct {
+	ta   textarea.Model
+	th   *themes.Theme
+	mode composerMode
+	// pending is the user message waiting for its scripted reply (composeReply).
+	pending string
+	// saved is the draft put aside while the scripted reply is written.
+	saved string
+	// history is the messages sent, oldest first; back is how far `up` walked back
+	// (0: not walking).
+	history []string
+	back    int
+}
+
+func newComposer(th *themes.Theme) *composer {
+	ta := textarea.New()
+	ta.ShowLineNumbers = false
+	ta.CharLimit = 0
+	ta.MaxHeight = 0
+	ta.Prompt = ""
+	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
+	ta.Cursor.SetMode(cursor.CursorStatic) // idle means idle: no blink timer
+	c := &composer{ta: ta}
+	c.SetTheme(th)
+	c.setPlaceholder()
+	return c
+}
+
+// SetTheme restyles the composer.
+func (c *composer) SetTheme(th *themes.Theme) {
+	c.th = th
+	st := textarea.Style{
+		Base:        lipgloss.NewStyle(),
+		Text:        th.Style(themes.Text),
+		Placeholder: th.Style(themes.Muted),
+		CursorLine:  lipgloss.NewStyle(),
+		EndOfBuffer: th.Style(themes.Muted),
+	}
+	c.ta.FocusedStyle, c.ta.BlurredStyle = st, st
+}
+
+func (c *composer) setPlaceholder() {
+	if c.mode == composeReply {
+		c.ta.Placeholder = "reply as the model (enter saves it, esc leaves the message unanswered)"
+		return
+	}
+	c.ta.Placeholder = "message (enter sends, alt+enter new line, ctrl+x $EDITOR)"
+}
+
+// Value is the text in the composer.
+func (c *composer) Value() string { return c.ta.Value() }
+
+// SetValue replaces the text, cursor at its end.
+func (c *composer) SetValue(s string) {
+	c.ta.SetValue(inert.ExpandTabs(inert.Text(s), 4))
+	c.ta.CursorEnd()
+}
+
+// Draft is the user message the inspector previews: the text, or the message waiting
+// for its scripted reply.
+func (c *composer) Draft() string {
+	if c.mode == composeReply {
+		return c.pending
+	}
+	return c.ta.Value()
+}
+
+// Focus gives the composer the keyboard.
+func (c *composer) Focus() { c.ta.Focus() }
+
+// Blur takes the keyboard away.
+func (c *composer) Blur() { c.ta.Blur() }
+
+// Sent records a message sent, for `up`, and empties the composer.
+func (c *composer) Sent(text string) {
+	if n := len(c.history); n == 0 || c.history[n-1] != text {
+		c.history = append(c.history, text)
+	}
+	c.back = 0
+	c.ta.Reset()
+}
+
+// AskReply starts the scripted-reply step for the user message text.
+func (c *composer) AskReply(text string) {
+	c.mode, c.pending, c.saved = composeReply, text, ""
+	c.ta.Reset()
+	c.setPlaceholder()
+}
+
+// EndReply ends the scripted-reply step, back to an empty message draft.
+func (c *composer) EndReply() {
+	c.mode, c.pending = composeMessage, ""
+	c.ta.Reset()
+	if c.saved != "" {
+		c.SetValue(c.saved)
+	}
+	c.saved = ""
+	c.setPlaceholder()
+}
+
+// Restore puts a message that could not be sent back in the composer, before what is
+// there (a failed send never loses the draft).
+func (c *composer) Restore(text string) {
+	cur := c.Value()
+	if cur != "" && cur != text {
+		text = text + "\n" + cur
+	}
+	c.SetValue(text)
+}
+
+// walkBack shows the previous message sent (`up` on an empty draft, or while walking);
+// it reports whether it did.
+func (c *composer) walkBack() bool {
+	if c.back == 0 && c.ta.Value() != "" {
+		return false
+	}
+	if c.back >= len(c.history) {
+		return c.back > 0
+	}
+	c.back++
+	c.SetValue(c.history[len(c.history)-c.back])
+	return true
+}
+
+// walkForward undoes one walkBack (`down` while walking); it reports whether it did.
+func (c *composer) walkForward() bool {
+	if c.back == 0 {
+		return false
+	}
+	c.back--
+	if c.back == 0 {
+		c.ta.Reset()
+		return true
+	}
+	c.SetValue(c.history[len(c.history)-c.back])
+	return true
+}
+
+// Update passes a key or paste to the textarea.
+func (c *composer) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyMsg); ok {
+		if c.mode == composeMessage && k.Type == tea.KeyUp && c.ta.Line() == 0 && c.walkBack() {
+			return nil
+		}
+		if c.mode == composeMessage && k.Type == tea.KeyDown && c.back > 0 && c.walkForward() {
+			return nil
+		}
+		if k.Type == tea.KeyRunes || k.Type == tea.KeySpace || k.Type == tea.KeyBackspace {
+			c.back = 0
+		}
+		if k.Paste {
+			k.Runes = []rune(inert.ExpandTabs(inert.Text(string(k.Runes)), 4))
+			msg = k
+		}
+	}
+	// The textarea scrolls its text when a new line does not fit its height; it is given
+	// the most rows the composer grows to first, so a draft that fits is never scrolled
+	// (Render then sets the height the text needs).
+	c.ta.SetHeight(max(c.ta.Height(), composerMaxLines))
+	var cmd tea.Cmd
+	c.ta, cmd = c.ta.Update(msg)
+	return cmd
+}
+
+// composerMaxLines is the most lines of text the composer grows to.
+const composerMaxLines = 6
+
+// Height is the rows the composer wants for its text at width (a title line plus 1 to 6
+// lines of text).
+func (c *composer) Height(maxH int) int {
+	lines := strings.Count(c.ta.Value(), "\n") + 1
+	if w := c.ta.Width(); w > 0 {
+		lines = 0
+		for _, l := range strings.Split(c.ta.Value(), "\n") {
+			lines += max(1, (lipgloss.Width(l)+w-1)/w)
+		}
+	}
+	h := min(max(lines, 1), composerMaxLines) + 1
+	return max(min(h, maxH), 1)
+}
+
+// Render draws the composer in width x height: a title line, then the text.
+func (c *composer) Render(width, height int, focused bool) string {
+	if width < 1 || height < 1 {
+		return ""
+	}
+	th := c.th
+	title := "message"
+	if c.mode == composeReply {
+		title = "reply as the model to: " + inert.Line(c.pending)
+	}
+	mark := "  "
+	role := themes.Muted
+	if focused {
+		mark, role = "▸ ", themes.Focus
+	}
+	head := th.Render(role, truncate(mark+title, width))
+	if c.mode == composeReply {
+		head = th.Render(role, mark) + th.Render(themes.Accent, " SCRIPTED ") + " " +
+			th.Render(role, truncate("reply as the model to: "+inert.Line(c.pending), max(width-13, 1)))
+	}
+	if height == 1 {
+		return fitLine(head, width)
+	}
+	c.ta.SetWidth(width - 2)
+	c.ta.SetHeight(height - 1)
+	body := c.ta.View()
+	lines := strings.Split(body, "\n")
+	out := make([]string, 0, height)
+	out = append(out, fitLine(head, width))
+	for _, l := range lines {
+		if len(out) == height {
+			break
+		}
+		out = append(out, fitLine("  "+l, width))
+	}
+	for len(out) < height {
+		out = append(out, strings.Repeat(" ", width))
+	}
+	return strings.Join(out, "\n")
+}
+
+// editorCommand writes the draft to a temp file and returns the command that edits it
+// in $VISUAL, else $EDITOR, else vi.
+func editorCommand(draft string) (*exec.Cmd, string, error) {
+	ed := os.Getenv("VISUAL")
+	if ed == "" {
+		ed = os.Getenv("EDITOR")
+	}
+	if ed == "" {
+		ed = "vi"
+	}
+	f, err := os.CreateTemp("", "ctxlab-draft-*.md")
+	if err != nil {
+		return nil, "", fmt.Errorf("editor: %w", err)
+	}
+	_, werr := f.WriteString(draft)
+	cerr := f.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(f.Name())
+		return nil, "", fmt.Errorf("editor: write the draft: %w", errors.Join(werr, cerr))
+	}
+	fields := strings.Fields(ed)
+	cmd := exec.Command(fields[0], append(fields[1:], f.Name())...)
+	return cmd, f.Name(), nil
+}
+
+// readEditorFile reads the draft back and removes the temp file.
+func readEditorFile(path string, runErr error) tea.Msg {
+	defer os.Remove(path)
+	if runErr != nil {
+		return editorMsg{err: runErr}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return editorMsg{err: err}
+	}
+	return editorMsg{text: string(b)}
+}

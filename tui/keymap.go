@@ -1,0 +1,106 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+)
+
+// keyMap is the one keymap of the workbench: every binding the root model acts on is
+// here, and the help overlay and the status line are made from it, so a key cannot be
+// bound without being documented. Bindings of a later issue (edit, regenerate, versions,
+// rewind, checkpoint, chats, copy, reload) get a field of their own here when they are
+// implemented, in the group of the area they act in.
+type keyMap struct {
+	// Anywhere.
+	NextFocus, PrevFocus key.Binding
+	Tabs                 [5]key.Binding // alt+1 … alt+5
+	TabDigits            [5]key.Binding // 1 … 5 outside the composer
+	Inspector            key.Binding    // alt+i below 100 columns
+	Esc, Quit            key.Binding
+	Help, HelpQ          key.Binding
+
+	// Composer.
+	Send, Newline, Editor, History key.Binding
+
+	// The scripted-reply step of the composer.
+	SaveReply, Unanswered key.Binding
+
+	// Transcript.
+	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
+	ToggleTool, Spans                       key.Binding
+
+	// Help overlay.
+	CloseHelp key.Binding
+}
+
+func newKeyMap() *keyMap {
+	b := func(help, desc string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+	}
+	k := &keyMap{
+		NextFocus: b("tab", "next area", "tab"),
+		PrevFocus: b("shift+tab", "previous area", "shift+tab"),
+		Inspector: b("alt+i", "inspector/transcript (narrow screens)", "alt+i"),
+		Esc:       b("esc", "cancel the reply, or back to the composer", "esc"),
+		Quit:      b("ctrl+c", "cancel the reply, or quit", "ctrl+c"),
+		Help:      b("f1", "help", "f1"),
+		HelpQ:     b("?", "help (outside the composer)", "?"),
+
+		Send:    b("enter", "send", "enter"),
+		Newline: b("alt+enter", "new line (also ctrl+j)", "alt+enter", "ctrl+j"),
+		Editor:  b("ctrl+x", "$EDITOR", "ctrl+x"),
+		History: b("up", "messages sent (empty draft)", "up"),
+
+		SaveReply:  b("enter", "save as the reply", "enter"),
+		Unanswered: b("esc", "no reply", "esc"),
+
+		Up:         b("↑/k", "previous turn", "up", "k"),
+		Down:       b("↓/j", "next turn", "down", "j"),
+		Top:        b("home/g", "first", "home", "g"),
+		Bottom:     b("end/G", "last", "end", "G"),
+		PageUp:     b("pgup", "page up", "pgup"),
+		PageDown:   b("pgdown", "page down", "pgdown"),
+		ToggleTool: b("enter", "open/close tool calls", "enter"),
+		Spans:      b("s", "show/hide injected reminders", "s"),
+
+		CloseHelp: b("esc/f1/?", "close help", "esc", "f1", "?", "q"),
+	}
+	names := [5]string{"Why", "Prompt", "Request", "Branches", "Usage"}
+	for i := range k.Tabs {
+		d := string(rune('1' + i))
+		k.Tabs[i] = b("alt+"+d, "tab "+names[i], "alt+"+d)
+		k.TabDigits[i] = b(d, "tab "+names[i]+" (outside the composer)", d)
+	}
+	return k
+}
+
+// helpGroup is a titled list of bindings in the help overlay.
+type helpGroup struct {
+	Title string
+	Keys  []key.Binding
+	// Extra rows document what is not a key (the mouse).
+	Extra []helpRow
+}
+
+// anywhere returns the bindings that work in every area (the five tabs' bindings of a
+// kind are one row in the help).
+func (k *keyMap) anywhere() []key.Binding {
+	out := []key.Binding{k.NextFocus, k.PrevFocus}
+	out = append(out, k.Tabs[:]...)
+	out = append(out, k.TabDigits[:]...)
+	return append(out, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
+}
+
+// composer returns the composer's bindings.
+func (k *keyMap) composer() []key.Binding {
+	return []key.Binding{k.Send, k.Newline, k.Editor, k.History}
+}
+
+// scripted returns the bindings of the scripted-reply step.
+func (k *keyMap) scripted() []key.Binding {
+	return []key.Binding{k.SaveReply, k.Unanswered, k.Newline, k.Editor}
+}
+
+// transcript returns the transcript's bindings.
+func (k *keyMap) transcript() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ToggleTool, k.Spans}
+}

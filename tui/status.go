@@ -1,0 +1,144 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// headerLine is the top line: title, branch and how many branches, the model (or
+// SCRIPTED / DEMO), the context file.
+func (m *Model) headerLine(w int) string {
+	th := m.th
+	title := inert.Line(m.title)
+	if it := m.tr.Item(0); title == "" && it != nil && it.user != nil && it.live == nil && !it.pendingReply && it.err == "" {
+		title = inert.Line(chat.TitleFrom(userText(it.user)))
+	}
+	if title == "" {
+		title = "new chat"
+	}
+	branch := m.branch
+	if branch == "" {
+		branch = "main"
+	}
+	nb := len(m.branches)
+	if nb == 0 {
+		nb = 1
+	}
+	bs := fmt.Sprintf("branch %s (%d branch", inert.Line(branch), nb)
+	if nb != 1 {
+		bs += "es"
+	}
+	bs += ")"
+	var badge string
+	switch {
+	case m.opt.Badge != "":
+		badge = " " + m.opt.Badge + " "
+	case m.scripted:
+		badge = " SCRIPTED "
+	}
+	parts := []string{"ctxlab", title, bs}
+	if badge == "" {
+		parts = append(parts, inert.Line(m.model))
+	}
+	if m.opt.ContextName != "" {
+		parts = append(parts, inert.Line(m.opt.ContextName))
+	}
+	line := " " + strings.Join(parts, " · ") + " "
+	if badge != "" {
+		bw := len([]rune(badge)) + 1
+		return th.Render(themes.Header, fitLine(line, max(w-bw, 0))) + th.Render(themes.Accent, badge) + th.Render(themes.Header, " ")
+	}
+	return th.Render(themes.Header, fitLine(line, w))
+}
+
+// shortKeys renders bindings as "key desc" pairs for the status line.
+func shortKeys(th *themes.Theme, bs []key.Binding) []string {
+	var out []string
+	for _, b := range bs {
+		if !b.Enabled() {
+			continue
+		}
+		h := b.Help()
+		out = append(out, th.Render(themes.Key, h.Key)+" "+h.Desc)
+	}
+	return out
+}
+
+// statusLines is the bottom: the focused area's keys, then the last error in full.
+func (m *Model) statusLines(w int) []string {
+	th := m.th
+	k := m.keys
+	var keys []key.Binding
+	area := ""
+	switch {
+	case m.help:
+		area, keys = "help", []key.Binding{k.CloseHelp}
+	case m.focus == areaComposer && m.comp.mode == composeReply:
+		area, keys = "scripted reply", k.scripted()
+	case m.focus == areaComposer:
+		area, keys = "composer", k.composer()
+	case m.focus == areaTranscript:
+		area, keys = "transcript", k.transcript()
+	default:
+		area, keys = "inspector", m.insp.Keys()
+	}
+	if !m.help {
+		keys = append(keys, k.NextFocus, k.Help)
+		if m.width < 100 { // the inspector is hidden: say how to see it, first
+			keys = append([]key.Binding{k.Inspector}, keys...)
+		}
+	}
+	items := append([]string{th.Render(themes.Focus, area)}, shortKeys(th, keys)...)
+	line := " " + strings.Join(items, th.Render(themes.Muted, " · "))
+	if m.stream != nil {
+		line = " " + th.Render(themes.Warning, "streaming: esc or ctrl+c cancels") + th.Render(themes.Muted, " · ") + line[1:]
+	}
+	out := []string{th.Render(themes.Status, fitLine(line, w))}
+	if m.notice != "" {
+		for _, l := range wrapToWidth(m.notice, max(w-2, 1)) {
+			out = append(out, fitLine(" "+th.Render(themes.Muted, l), w))
+		}
+	}
+	if m.lastErr != "" {
+		lines := wrapToWidth("error: "+m.lastErr, max(w-2, 1))
+		if len(lines) > 4 {
+			lines = append(lines[:3], "… (the error continues; resize to read it whole)")
+		}
+		for _, l := range lines {
+			out = append(out, fitLine(" "+th.Render(themes.Error, l), w))
+		}
+	}
+	return out
+}
+
+// userText is what the user typed in a message: its text without the injected
+// reminder spans.
+func userText(m *chat.Message) string {
+	var b strings.Builder
+	for pi, p := range m.Parts {
+		if p.Type != chat.PartText {
+			continue
+		}
+		text := p.Text
+		for i := len(m.Reminders) - 1; i >= 0; i-- {
+			r := m.Reminders[i]
+			if r.Part == pi && r.Start >= 0 && r.End <= len(text) && r.Start <= r.End {
+				text = text[:r.Start] + text[r.End:]
+			}
+		}
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(text)
+	}
+	return b.String()
+}

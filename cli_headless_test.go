@@ -313,8 +313,8 @@ func shellWords(line string) []string {
 }
 
 // TestHeadlessReadmeExamples runs every `ctxlab …` example of the README as written (in
-// process, its database in a temporary folder), but those that need a model server: each
-// must succeed.
+// process, its database in a temporary folder), but those that need a model server or a
+// terminal (the workbench): each must succeed.
 func TestHeadlessReadmeExamples(t *testing.T) {
 	isolateCtxlabEnv(t)
 	readme, err := os.ReadFile("README.md")
@@ -334,6 +334,10 @@ func TestHeadlessReadmeExamples(t *testing.T) {
 		words := shellWords(strings.ReplaceAll(cmdline, "/tmp/demo.db", db))
 		if slices.Contains(words, "--base-url") {
 			continue // needs a model server
+		}
+		if len(words) == 0 || words[0] == "demo" || strings.HasPrefix(words[0], "[") ||
+			strings.HasPrefix(words[0], "-") && words[0] != "--version" {
+			continue // the workbench: it needs a terminal (workbench_e2e_test.go runs it in tmux)
 		}
 		stdin := ""
 		if i := slices.Index(words, "<"); i >= 0 {

@@ -77,9 +77,6 @@ func isTerminal(v any) bool {
 
 // workbench opens the workbench (demo: the built-in demo chat, in memory).
 func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error {
-	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
-		return &usageError{notTerminalError}
-	}
 	th, err := themes.ByName(wf.theme, os.Getenv("NO_COLOR") != "", lipgloss.HasDarkBackground)
 	if err != nil {
 		return &usageError{err.Error()}
@@ -132,7 +129,12 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 	}
 	file, err := ctxfile.Load(path)
 	if err != nil {
-		return opt, cleanup, err
+		return opt, cleanup, err // FILE:LINE:COL: message, exit 2
+	}
+	// Checked after the context file, so its errors are reported with or without a
+	// terminal, and before anything is opened or written.
+	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
+		return opt, cleanup, &usageError{notTerminalError}
 	}
 	ws, err := ctxapp.Open(ctx, ctxapp.Options{DB: dbFlag, Flags: a.workbenchModelFlags()})
 	if err != nil {

@@ -106,7 +106,9 @@ type Model struct {
 	cost     float64
 	costOK   bool
 	traces   map[string]*engine.Trace // by user message id
-	loadSeq  int
+	// sent are the traces of the turns sent in this session, as sent.
+	sent    map[string]*engine.Trace
+	loadSeq int
 
 	// The stream of the turn being sent.
 	stream *stream
@@ -144,7 +146,7 @@ func New(opt Options) *Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	m := &Model{opt: opt, chat: opt.Chat, th: th, keys: newKeyMap(), now: now,
 		tr: newTranscript(th, loc, now), comp: newComposer(th), insp: newInspector(th), spin: sp,
-		chatMu: &sync.Mutex{}, traces: map[string]*engine.Trace{}, notice: opt.Notice}
+		chatMu: &sync.Mutex{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
 	m.comp.Focus()
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()
@@ -162,8 +164,6 @@ func (m *Model) Init() tea.Cmd { return m.load() }
 type loadedMsg struct {
 	seq      int
 	chatID   string
-	model    string
-	scripted bool
 	title    string
 	branch   string
 	path     []*chat.Message
@@ -311,10 +311,17 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		m.branches = msg.branches
 	}
 	m.cost, m.costOK = msg.cost, msg.costOK
-	m.traces = make(map[string]*engine.Trace, len(msg.traces))
+	m.traces = make(map[string]*engine.Trace, len(msg.traces)+len(m.sent))
 	for i := range msg.traces {
 		t := &msg.traces[i]
 		m.traces[t.UserMessageID] = t
+	}
+	// A turn sent in this session keeps the trace it was sent with (TurnResult.Trace),
+	// which has what a saved record lacks (the estimate by source).
+	for id, t := range m.sent {
+		if _, ok := m.traces[id]; ok {
+			m.traces[id] = t
+		}
 	}
 	m.tr.SetTraces(m.traces)
 	if m.stream == nil {

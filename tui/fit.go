@@ -29,15 +29,6 @@ func fitLine(s string, w int) string {
 	return s
 }
 
-// wrapText wraps plain text to w columns (words, then hard breaks for long words) and
-// returns its lines.
-func wrapText(s string, w int) []string {
-	if w < 1 {
-		w = 1
-	}
-	return strings.Split(ansi.Wrap(s, w, ""), "\n")
-}
-
 // fitBlock makes a block exactly w x h: each line fitted, cut or padded with blank lines.
 func fitBlock(lines []string, w, h int) []string {
 	out := make([]string, h)

@@ -9,34 +9,34 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
-var sizes = []struct{ w, h int }{{120, 40}, {80, 24}}
+var screenSizes = []struct{ w, h int }{{120, 40}, {80, 24}}
 
 // TestGoldenDemo: the demo chat (injected spans, tool blocks, the inspector), the demo
 // badge.
 func TestGoldenDemo(t *testing.T) {
-	for _, sz := range sizes {
+	for _, sz := range screenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			v := newEnv(t)
 			v.playScript(t, "support.script.yaml")
 			m := newModel(t, v, v.chat(t, "demo-1", nil), sz.w, sz.h, Options{Badge: "DEMO", ContextName: "built-in demo context"})
-			golden(t, fmt.Sprintf("demo_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("demo_%dx%d", sz.w, sz.h), m.View())
 			// The second turn selected, its tool calls opened.
 			press(m, "tab", "up", "up", "enter")
-			golden(t, fmt.Sprintf("demo_tools_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("demo_tools_%dx%d", sz.w, sz.h), m.View())
 			press(m, "s")
-			golden(t, fmt.Sprintf("demo_nospans_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("demo_nospans_%dx%d", sz.w, sz.h), m.View())
 		})
 	}
 }
 
 // TestGoldenHelp: the help overlay lists every binding.
 func TestGoldenHelp(t *testing.T) {
-	for _, sz := range sizes {
+	for _, sz := range screenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			v := newEnv(t)
 			m := newModel(t, v, v.chat(t, "", nil), sz.w, sz.h, Options{})
 			press(m, "f1")
-			golden(t, fmt.Sprintf("help_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("help_%dx%d", sz.w, sz.h), m.View())
 			press(m, "esc")
 			if m.help {
 				t.Fatal("esc did not close the help")
@@ -48,19 +48,19 @@ func TestGoldenHelp(t *testing.T) {
 // TestGoldenScripted: no model: the composer asks for the reply; enter saves it, esc
 // leaves the message unanswered.
 func TestGoldenScripted(t *testing.T) {
-	for _, sz := range sizes {
+	for _, sz := range screenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			v := newEnv(t)
 			c := v.chat(t, "", nil)
 			m := newModel(t, v, c, sz.w, sz.h, Options{Notice: "No model is configured: you write the replies. `ctxlab demo` opens a demo chat."})
-			golden(t, fmt.Sprintf("scripted_fresh_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("scripted_fresh_%dx%d", sz.w, sz.h), m.View())
 			press(m, "type:why did my query fail with an error?")
-			golden(t, fmt.Sprintf("scripted_preview_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("scripted_preview_%dx%d", sz.w, sz.h), m.View())
 			press(m, "enter")
-			golden(t, fmt.Sprintf("scripted_step_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("scripted_step_%dx%d", sz.w, sz.h), m.View())
 			press(m, "type:It used a **column** that does not exist.", "enter")
 			press(m, "type:and now?", "enter", "esc")
-			golden(t, fmt.Sprintf("scripted_saved_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("scripted_saved_%dx%d", sz.w, sz.h), m.View())
 			s := c.Session()
 			if got := len(s.Messages()); got != 3 {
 				t.Errorf("the chat holds %d messages, want 3 (user, reply, unanswered user)", got)
@@ -75,7 +75,7 @@ func TestGoldenScripted(t *testing.T) {
 // TestGoldenTranscriptStates: a tool block, an interrupted reply, a failed turn (the
 // error under the user message, the draft back in the composer).
 func TestGoldenTranscriptStates(t *testing.T) {
-	for _, sz := range sizes {
+	for _, sz := range screenSizes {
 		t.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(t *testing.T) {
 			v := newEnv(t)
 			model := &streamModel{turns: [][]step{
@@ -95,7 +95,7 @@ func TestGoldenTranscriptStates(t *testing.T) {
 			if !strings.Contains(m.lastErr, "401 Unauthorized") {
 				t.Errorf("status error = %q, want the model's error in full", m.lastErr)
 			}
-			golden(t, fmt.Sprintf("states_%dx%d", sz.w, sz.h), m.View())
+			goldenFrame(t, fmt.Sprintf("states_%dx%d", sz.w, sz.h), m.View())
 			msgs := c.Session().Messages()
 			if len(msgs) != 4 || !msgs[3].Interrupted {
 				t.Errorf("saved %d messages (last interrupted: %v), want 4 with the last interrupted", len(msgs), len(msgs) > 0 && msgs[len(msgs)-1].Interrupted)

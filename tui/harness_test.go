@@ -24,7 +24,19 @@ import (
 	"github.com/ctxlab/ctxlab/themes"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+// The -update flag rewrites the golden files under testdata/. teatest's golden package
+// defines it already; it is defined here when it does not.
+var _ = func() bool {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+	return true
+}()
+
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)
@@ -199,11 +211,11 @@ func press(m *Model, keys ...string) {
 	}
 }
 
-// golden compares a frame with testdata/name.golden (rewritten with -update).
-func golden(t *testing.T, name, got string) {
+// goldenFrame compares a frame with testdata/name.golden (rewritten with -update).
+func goldenFrame(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

@@ -79,14 +79,6 @@ type helpGroup struct {
 	Keys  []key.Binding
 }
 
-// global returns the bindings that work anywhere.
-func (k *keyMap) global() []key.Binding {
-	out := []key.Binding{k.NextFocus, k.PrevFocus}
-	out = append(out, k.Tabs[:]...)
-	out = append(out, k.TabDigits[:]...)
-	return append(out, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
-}
-
 // composer returns the composer's bindings.
 func (k *keyMap) composer() []key.Binding {
 	return []key.Binding{k.Send, k.Newline, k.Editor, k.History}

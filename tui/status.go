@@ -16,7 +16,7 @@ import (
 func (m *Model) headerLine(w int) string {
 	th := m.th
 	title := inert.Line(m.title)
-	if it := m.tr.Item(0); title == "" && it != nil && it.user != nil && it.live == nil && !it.pendingReply {
+	if it := m.tr.Item(0); title == "" && it != nil && it.user != nil && it.live == nil && !it.pendingReply && it.err == "" {
 		title = inert.Line(chat.TitleFrom(userText(it.user)))
 	}
 	if title == "" {

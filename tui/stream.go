@@ -176,6 +176,7 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		if r := ev.Result; r != nil {
 			tr := r.Trace(r.Turn.ChatID)
 			m.traces[r.Plan.User.ID] = &tr
+			m.sent[r.Plan.User.ID] = &tr
 		}
 		if ev.Err != nil {
 			if errors.Is(ev.Err, context.Canceled) {

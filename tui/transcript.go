@@ -32,11 +32,10 @@ type turnItem struct {
 	version   int
 
 	// The cached render: lines at width, for version and spans.
-	cw, cv    int
-	cspans    bool
-	cgen      int
-	lines     []string
-	streaming bool
+	cw, cv int
+	cspans bool
+	cgen   int
+	lines  []string
 }
 
 // liveTurn is the state of a reply as it streams.

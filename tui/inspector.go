@@ -1,0 +1,702 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// inspectorTab is an inspector tab: Why, Prompt, Request, Branches, Usage.
+type inspectorTab int
+
+// The inspector tabs, in the order of the tab bar (alt+1 … alt+5).
+const (
+	tabWhy inspectorTab = iota
+	tabPrompt
+	tabRequest
+	tabBranches
+	tabUsage
+	numTabs
+)
+
+// tabNames are the tabs' titles, long and short (for a narrow inspector).
+var tabNames = [numTabs][2]string{
+	{"Why", "Why"}, {"Prompt", "Pr"}, {"Request", "Req"}, {"Branches", "Br"}, {"Usage", "Use"},
+}
+
+// String returns the tab's title.
+func (t inspectorTab) String() string {
+	if t < 0 || t >= numTabs {
+		return "tab " + strconv.Itoa(int(t))
+	}
+	return tabNames[t][0]
+}
+
+// turnView is what the inspector shows of one turn.
+type turnView struct {
+	Trace   *engine.Trace // the turn's trace: recorded (replay), just sent, or a preview
+	Prev    *engine.Trace // the previous turn's trace on the branch (for the Request diff), or nil
+	Preview bool          // Trace is the PREVIEW of the draft (nothing sent)
+}
+
+// chatView is what the inspector shows of the chat.
+type chatView struct {
+	Branches      []chat.BranchInfo
+	Active        string
+	Totals        chat.Usage // the chat's usage over all branches
+	CostUSD       float64
+	CostKnown     bool
+	ContextWindow int // the model's context window in tokens; 0 when unknown
+}
+
+// inspectorAction is what a key or a click in the inspector asks the root model to do
+// (nil for nothing).
+type inspectorAction interface{}
+
+// switchBranchAction asks the root model to switch the chat to a branch.
+type switchBranchAction struct{ Name string }
+
+// body is a tab rendered for one width: pinned lines under the tab bar, then lines that
+// scroll. Lines are styled and at most the width wide. Tabs with a cursor (Why, Branches)
+// number their items; each item's first line starts with two spaces, where the cursor
+// mark goes.
+type body struct {
+	head  []string
+	lines []string
+	item  []int // per line, the item it belongs to (-1: none)
+	first []int // per item, its first line
+}
+
+// bodyKey says what a cached body was rendered for.
+type bodyKey struct {
+	tab      inspectorTab
+	width    int
+	turn     int // turn generation: a new trace
+	chat     int // chat generation
+	expanded int // expanded-tree generation
+	onlyNew  bool
+	theme    *themes.Theme
+}
+
+// inspector is the right-hand pane of the workbench: a tab bar and five tabs showing the
+// selected turn (or the preview of the draft) and the chat. It is a plain struct driven by
+// the root model; bodies are rendered once per turn, tab, width, expanded state and theme,
+// so scrolling costs only the lines on screen.
+type inspector struct {
+	th   *themes.Theme
+	tab  inspectorTab
+	turn turnView
+	chat chatView
+
+	turnGen, chatGen, expandGen int
+	turnID                      string // identity of the shown turn: a new one resets scroll and cursors
+
+	scroll   [numTabs]int
+	cursor   [numTabs]int
+	expanded map[int]bool // Why: the decisions (by item) whose predicate tree is open
+	onlyNew  bool         // Request: only what is new since the previous request
+
+	width, height int // of the last Render
+	cache         map[bodyKey]*body
+	builds        int // bodies rendered: cache misses
+	keys          inspectorKeys
+}
+
+// inspectorKeys are the keys of the focused inspector.
+type inspectorKeys struct {
+	Up, Down, PageUp, PageDown, Home, End, Enter, OnlyNew key.Binding
+}
+
+func newInspectorKeys() inspectorKeys {
+	return inspectorKeys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdown", "page down")),
+		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
+		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
+		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand the predicate tree")),
+		OnlyNew:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "only what is new")),
+	}
+}
+
+// newInspector returns an inspector on the Why tab, with nothing to show yet.
+func newInspector(th *themes.Theme) *inspector {
+	return &inspector{th: th, expanded: map[int]bool{}, cache: map[bodyKey]*body{}, keys: newInspectorKeys()}
+}
+
+// SetTurn shows a turn. Showing another turn (another chat, branch or turn number, or
+// the preview instead of a sent turn) resets the scroll, the cursors and the open trees;
+// a new trace of the same turn (the preview as the draft changes) keeps them.
+func (in *inspector) SetTurn(v turnView) {
+	if v == in.turn {
+		return
+	}
+	in.turn = v
+	in.turnGen++
+	id := ""
+	if t := v.Trace; t != nil {
+		id = t.ChatID + "\x00" + t.Branch + "\x00" + strconv.Itoa(t.Turn) + "\x00" + strconv.FormatBool(v.Preview)
+	}
+	if id != in.turnID {
+		in.turnID = id
+		for _, t := range []inspectorTab{tabWhy, tabPrompt, tabRequest, tabUsage} {
+			in.scroll[t], in.cursor[t] = 0, 0
+		}
+		clear(in.expanded)
+		in.expandGen++
+	}
+	in.prune()
+}
+
+// SetChat shows the chat's branches and totals. When the active branch or the number
+// of branches changes, the Branches cursor goes to the active branch.
+func (in *inspector) SetChat(c chatView) {
+	if c.Active != in.chat.Active || len(c.Branches) != len(in.chat.Branches) {
+		for i, b := range branchOrder(c.Branches) {
+			if b.Name == c.Active {
+				in.cursor[tabBranches] = i
+			}
+		}
+	}
+	in.chat = c
+	in.chatGen++
+	in.prune()
+}
+
+// SetTab selects a tab.
+func (in *inspector) SetTab(t inspectorTab) {
+	if t >= 0 && t < numTabs {
+		in.tab = t
+	}
+}
+
+// Tab returns the selected tab.
+func (in *inspector) Tab() inspectorTab { return in.tab }
+
+// SetTheme changes the theme.
+func (in *inspector) SetTheme(th *themes.Theme) {
+	in.th = th
+	in.prune()
+}
+
+// prune drops cached bodies that can no longer be shown.
+func (in *inspector) prune() {
+	for k := range in.cache {
+		if k.turn != in.turnGen || k.chat != in.chatGen || k.theme != in.th || k.expanded != in.expandGen {
+			delete(in.cache, k)
+		}
+	}
+}
+
+// body returns the selected tab rendered for a width, from the cache when it can.
+func (in *inspector) body(width int) *body {
+	k := bodyKey{tab: in.tab, width: width, turn: in.turnGen, chat: in.chatGen, expanded: in.expandGen,
+		onlyNew: in.onlyNew && in.tab == tabRequest, theme: in.th}
+	if b, ok := in.cache[k]; ok {
+		return b
+	}
+	if len(in.cache) > 32 {
+		clear(in.cache)
+	}
+	in.builds++
+	bb := &builder{th: in.th, width: width, itemNow: -1}
+	switch in.tab {
+	case tabWhy:
+		in.renderWhy(bb)
+	case tabPrompt:
+		in.renderPrompt(bb)
+	case tabRequest:
+		in.renderRequest(bb)
+	case tabBranches:
+		in.renderBranches(bb)
+	case tabUsage:
+		in.renderUsage(bb)
+	}
+	if len(bb.b.head) > 0 { // a rule under the pinned lines
+		bb.b.head = append(bb.b.head, in.th.Render(themes.Border, strings.Repeat("─", width)))
+	}
+	b := bb.done()
+	in.cache[k] = b
+	return b
+}
+
+// hasCursor reports whether the tab moves a cursor over items rather than scrolling lines.
+func (t inspectorTab) hasCursor() bool { return t == tabWhy || t == tabBranches }
+
+// bodyHeight is the number of scrolling lines a Render of height shows under a body's
+// pinned lines.
+func bodyHeight(b *body, height int) int {
+	return max(0, height-1-len(b.head))
+}
+
+// HandleKey handles a key while the inspector has focus: up/down/j/k/pgup/pgdown/home/end
+// scroll or move the cursor, enter toggles a decision's predicate tree (Why) or picks a
+// branch (Branches), d toggles "only what is new" (Request). It returns an action for the
+// root model (nil for none).
+func (in *inspector) HandleKey(msg tea.KeyMsg) inspectorAction {
+	width, height := in.width, in.height
+	if width <= 0 {
+		width, height = 48, 38
+	}
+	b := in.body(width)
+	page := max(1, bodyHeight(b, height)-1)
+	k := &in.keys
+	switch {
+	case key.Matches(msg, k.Up):
+		in.move(b, -1, height)
+	case key.Matches(msg, k.Down):
+		in.move(b, 1, height)
+	case key.Matches(msg, k.PageUp):
+		in.page(b, -page, height)
+	case key.Matches(msg, k.PageDown):
+		in.page(b, page, height)
+	case key.Matches(msg, k.Home):
+		in.scroll[in.tab], in.cursor[in.tab] = 0, 0
+	case key.Matches(msg, k.End):
+		if in.tab.hasCursor() && len(b.first) > 0 {
+			in.cursor[in.tab] = len(b.first) - 1
+		}
+		in.scroll[in.tab] = max(0, len(b.lines)-bodyHeight(b, height))
+	case key.Matches(msg, k.Enter):
+		return in.activate(b, in.cursor[in.tab])
+	case in.tab == tabRequest && key.Matches(msg, k.OnlyNew):
+		in.onlyNew = !in.onlyNew
+		in.scroll[tabRequest] = 0
+	}
+	return nil
+}
+
+// move moves the cursor by n items (tabs with a cursor) or scrolls by n lines.
+func (in *inspector) move(b *body, n, height int) {
+	if !in.tab.hasCursor() || len(b.first) == 0 {
+		in.ScrollBy(n)
+		return
+	}
+	c := min(max(in.cursor[in.tab]+n, 0), len(b.first)-1)
+	in.cursor[in.tab] = c
+	in.reveal(b, c, height)
+}
+
+// page scrolls by n lines; in a tab with a cursor, the cursor follows to the first item
+// that starts in view.
+func (in *inspector) page(b *body, n, height int) {
+	in.ScrollBy(n)
+	if !in.tab.hasCursor() || len(b.first) == 0 {
+		return
+	}
+	top := min(max(in.scroll[in.tab], 0), max(0, len(b.lines)-bodyHeight(b, height)))
+	in.scroll[in.tab] = top
+	for i, l := range b.first {
+		if l >= top {
+			in.cursor[in.tab] = i
+			return
+		}
+	}
+	in.cursor[in.tab] = len(b.first) - 1
+}
+
+// reveal scrolls so that item i is in view: all of it when it fits, else its first line,
+// with the group title or blank line just above it when the item is at the top.
+func (in *inspector) reveal(b *body, i, height int) {
+	h := bodyHeight(b, height)
+	first := b.first[i]
+	for n := 0; n < 2 && first > 0 && b.item[first-1] < 0; n++ {
+		first--
+	}
+	last := b.first[i]
+	for last+1 < len(b.item) && b.item[last+1] == i {
+		last++
+	}
+	s := &in.scroll[in.tab]
+	room := max(h-1, 1) // the last row may hold the "more" line
+	if last >= *s+room {
+		*s = last - room + 1
+	}
+	if first < *s || last-first >= room {
+		*s = first
+	}
+}
+
+// activate runs enter on item i of the selected tab.
+func (in *inspector) activate(b *body, i int) inspectorAction {
+	switch in.tab {
+	case tabWhy:
+		if i < 0 || i >= len(b.first) {
+			return nil
+		}
+		if in.expanded[i] {
+			delete(in.expanded, i)
+		} else {
+			in.expanded[i] = true
+		}
+		in.expandGen++
+		in.prune()
+	case tabBranches:
+		names := branchOrder(in.chat.Branches)
+		if i >= 0 && i < len(names) {
+			return switchBranchAction{Name: names[i].Name}
+		}
+	}
+	return nil
+}
+
+// ScrollBy scrolls the selected tab by n lines (the mouse wheel); Render keeps it in range.
+func (in *inspector) ScrollBy(n int) {
+	in.scroll[in.tab] = max(0, in.scroll[in.tab]+n)
+	if in.width > 0 {
+		b := in.body(in.width)
+		in.scroll[in.tab] = min(in.scroll[in.tab], max(0, len(b.lines)-bodyHeight(b, in.height)))
+	}
+}
+
+// ClickAt handles a click on line (0-based, counted from the top of the last Render):
+// on a decision or a branch it moves the cursor there; on the one already under the
+// cursor it does what enter does (opens the tree, or asks to switch to the branch).
+func (in *inspector) ClickAt(line int) inspectorAction {
+	if in.width <= 0 || !in.tab.hasCursor() {
+		return nil
+	}
+	b := in.body(in.width)
+	at := line - 1 - len(b.head)
+	if at < 0 || at >= bodyHeight(b, in.height) {
+		return nil
+	}
+	l := in.scroll[in.tab] + at
+	if l >= len(b.lines) || b.item[l] < 0 {
+		return nil
+	}
+	if in.cursor[in.tab] != b.item[l] {
+		in.cursor[in.tab] = b.item[l]
+		return nil
+	}
+	return in.activate(b, b.item[l])
+}
+
+// Render renders the tab bar and the selected tab: exactly height lines of at most width
+// cells. The body comes from the cache; only the lines on screen are assembled.
+func (in *inspector) Render(width, height int, focused bool) string {
+	width, height = max(width, 1), max(height, 1)
+	in.width, in.height = width, height
+	out := make([]string, 0, height)
+	out = append(out, in.tabBar(width, focused))
+	b := in.body(width)
+	head := b.head
+	if len(head) > height-1 {
+		head = head[:height-1]
+	}
+	out = append(out, head...)
+	h := bodyHeight(b, height)
+	s := &in.scroll[in.tab]
+	*s = min(max(*s, 0), max(0, len(b.lines)-h))
+	end := min(*s+h, len(b.lines))
+	cur := -1
+	if in.tab.hasCursor() && len(b.first) > 0 {
+		in.cursor[in.tab] = min(max(in.cursor[in.tab], 0), len(b.first)-1)
+		cur = b.first[in.cursor[in.tab]]
+	}
+	for l := *s; l < end; l++ {
+		line := b.lines[l]
+		switch {
+		case l == end-1 && end < len(b.lines) && h >= 3:
+			line = fit(in.th.Render(themes.Muted, "  ↓ "+strconv.Itoa(len(b.lines)-end+1)+" more lines"), width)
+		case l == cur && strings.HasPrefix(line, "  ") && width >= 2:
+			role := themes.Muted
+			if focused {
+				role = themes.Focus
+			}
+			line = in.th.Render(role, "▸") + " " + line[2:]
+		}
+		out = append(out, line)
+	}
+	for len(out) < height {
+		out = append(out, "")
+	}
+	return strings.Join(out, "\n")
+}
+
+// tabBar renders the tab bar: every title, the selected one in brackets; shorter titles,
+// then only the selected one, when the width is short.
+func (in *inspector) tabBar(width int, focused bool) string {
+	active := themes.TabActive
+	if focused {
+		active = themes.Focus
+	}
+	for form := 0; form < 2; form++ {
+		w := 0
+		for t := range numTabs {
+			w += len(tabNames[t][form]) + 1
+		}
+		if w+1 > width { // the names, a space between each, and the brackets
+			continue
+		}
+		var b strings.Builder
+		for t := range numTabs {
+			if t > 0 {
+				b.WriteByte(' ')
+			}
+			name := tabNames[t][form]
+			if t == in.tab {
+				b.WriteString(in.th.Render(active, "["+name+"]"))
+			} else {
+				b.WriteString(in.th.Render(themes.Tab, name))
+			}
+		}
+		return b.String()
+	}
+	label := "[" + tabNames[in.tab][0] + "] " + strconv.Itoa(int(in.tab)+1) + "/" + strconv.Itoa(int(numTabs))
+	return fit(in.th.Render(active, label), width)
+}
+
+// Keys returns the keys of the focused inspector on its selected tab, with help texts.
+func (in *inspector) Keys() []key.Binding {
+	k := in.keys
+	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
+	switch in.tab {
+	case tabWhy:
+		k.Up.SetHelp("↑/k", "previous decision")
+		k.Down.SetHelp("↓/j", "next decision")
+		return []key.Binding{k.Up, k.Down, k.Enter, k.PageUp, k.PageDown, k.Home, k.End}
+	case tabBranches:
+		k.Up.SetHelp("↑/k", "previous branch")
+		k.Down.SetHelp("↓/j", "next branch")
+		k.Enter.SetHelp("enter", "switch to the branch")
+		return []key.Binding{k.Up, k.Down, k.Enter, k.PageUp, k.PageDown, k.Home, k.End}
+	case tabRequest:
+		if in.onlyNew {
+			k.OnlyNew.SetHelp("d", "the whole request")
+		}
+		return append(move, k.OnlyNew)
+	}
+	return move
+}
+
+// fit cuts a generated line (a label, never untrusted text, which is wrapped) to width.
+func fit(s string, width int) string {
+	if ansi.StringWidth(s) <= width {
+		return s
+	}
+	return ansi.Truncate(s, width, "")
+}
+
+// builder collects the lines of a body for one width.
+type builder struct {
+	th      *themes.Theme
+	width   int
+	b       body
+	itemNow int // the item the next lines belong to (-1: none)
+}
+
+// seg is a piece of a line and its role.
+type seg struct {
+	role themes.Role
+	text string
+}
+
+// head adds a pinned line under the tab bar, wrapped.
+func (bb *builder) head(role themes.Role, text string) {
+	for _, l := range wrapText(text, bb.width) {
+		bb.b.head = append(bb.b.head, bb.th.Render(role, l))
+	}
+}
+
+// headSegs adds a pinned line made of segments (wrapped in one role when too wide).
+func (bb *builder) headSegs(segs ...seg) {
+	bb.b.head = append(bb.b.head, bb.segLines(0, segs)...)
+}
+
+// item starts item i: the lines added next belong to it. -1 ends the current item.
+func (bb *builder) item(i int) {
+	bb.itemNow = i
+	if i >= 0 {
+		for len(bb.b.first) <= i {
+			bb.b.first = append(bb.b.first, len(bb.b.lines))
+		}
+	}
+}
+
+// blank adds an empty line.
+func (bb *builder) blank() { bb.add("") }
+
+// add adds a styled line that fits the width.
+func (bb *builder) add(line string) {
+	bb.b.lines = append(bb.b.lines, fit(line, bb.width))
+	bb.b.item = append(bb.b.item, bb.itemNow)
+}
+
+// text adds text (already made inert) wrapped to the width after an indent of indent
+// cells, in one role. Continuation lines get hang more cells; an indented line (code)
+// continues two cells under its own indent.
+func (bb *builder) text(role themes.Role, indent, hang int, text string) {
+	for _, l := range wrapIndented(text, indent, hang, bb.width) {
+		bb.add(l.pad + bb.th.Render(role, l.text))
+	}
+}
+
+// indented is a wrapped line: its indent and its text.
+type indented struct{ pad, text string }
+
+// wrapIndented wraps text (tabs expanded here) for a width after an indent, continuation
+// lines hang cells further in (two cells under the leading spaces of an indented line).
+func wrapIndented(text string, indent, hang, width int) []indented {
+	first, w := indentFor(indent, width)
+	var out []indented
+	for _, para := range strings.Split(inert.ExpandTabs(text, 4), "\n") {
+		lines := wrapLine(para, w)
+		next, w2 := indentFor(indent+hang, width)
+		if lead := len(para) - len(strings.TrimLeft(para, " ")); lead > 0 {
+			next, w2 = indentFor(first+lead+2, width)
+		}
+		if next != first && len(lines) > 1 && strings.HasPrefix(para, lines[0]) {
+			lines = append(lines[:1], wrapLine(strings.TrimLeft(para[len(lines[0]):], " "), w2)...)
+		}
+		for i, l := range lines {
+			pad := first
+			if i > 0 {
+				pad = next
+			}
+			out = append(out, indented{strings.Repeat(" ", pad), l})
+		}
+	}
+	return out
+}
+
+// segs adds a line made of segments after an indent; when the segments do not fit they
+// are wrapped as one text in the first segment's role, continuing two cells further in.
+func (bb *builder) segs(indent int, segs ...seg) {
+	for _, l := range bb.segLines(indent, segs) {
+		bb.add(l)
+	}
+}
+
+func (bb *builder) segLines(indent int, segs []seg) []string {
+	pad, w := indentFor(indent, bb.width)
+	plain := 0
+	for _, s := range segs {
+		plain += ansi.StringWidth(s.text)
+	}
+	if plain <= w {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", pad))
+		for _, s := range segs {
+			if s.text != "" {
+				b.WriteString(bb.th.Render(s.role, s.text))
+			}
+		}
+		return []string{b.String()}
+	}
+	var all strings.Builder
+	for _, s := range segs {
+		all.WriteString(s.text)
+	}
+	role := themes.Text
+	if len(segs) > 0 {
+		role = segs[0].role
+	}
+	var out []string
+	for _, l := range wrapIndented(all.String(), indent, 2, bb.width) {
+		out = append(out, l.pad+bb.th.Render(role, l.text))
+	}
+	return out
+}
+
+// done returns the body.
+func (bb *builder) done() *body { return &bb.b }
+
+// indentFor keeps an indent that leaves room for text: at least a quarter of the width
+// (and one cell) for the text itself.
+func indentFor(indent, width int) (int, int) {
+	if room := width - indent; room < max(1, width/4) {
+		indent = max(0, width-max(1, width/4))
+	}
+	return indent, width - indent
+}
+
+// wrapText wraps text (made inert, tabs expanded here) to width cells: at spaces when it
+// can, inside a word when the word alone is wider than the width. Every line it returns
+// is at most width cells wide.
+func wrapText(text string, width int) []string {
+	text = inert.ExpandTabs(text, 4)
+	width = max(width, 1)
+	var out []string
+	for _, para := range strings.Split(text, "\n") {
+		out = append(out, wrapLine(para, width)...)
+	}
+	return out
+}
+
+// wrapLine wraps one line: greedy, breaking at the last space that fits, else at the
+// width. Leading spaces (indentation of code and JSON) are kept on the first line.
+func wrapLine(s string, width int) []string {
+	if ansi.StringWidth(s) <= width {
+		return []string{s}
+	}
+	var out []string
+	for _, p := range wrapOffsets(s, width) {
+		out = append(out, s[p[0]:p[1]])
+	}
+	return out
+}
+
+// wrapOffsets returns the byte ranges of the lines wrapLine makes of s: trailing spaces
+// left out, and the spaces a line breaks at dropped. A rune wider than the width (a wide
+// character at width 1) is left out: it cannot be shown.
+func wrapOffsets(s string, width int) [][2]int {
+	width = max(width, 1)
+	var out [][2]int
+	start := 0
+	for start < len(s) {
+		cut, lastSpace, w := start, -1, 0
+		for i := start; i < len(s); {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			rw := runeWidth(r)
+			if w+rw > width {
+				break
+			}
+			w += rw
+			if r == ' ' && i > start {
+				lastSpace = i
+			}
+			i += size
+			cut = i
+		}
+		if cut == start { // a rune wider than the width
+			_, size := utf8.DecodeRuneInString(s[start:])
+			start += size
+			continue
+		}
+		if cut < len(s) && s[cut] != ' ' && lastSpace > start {
+			cut = lastSpace
+		}
+		end := cut
+		for end > start && s[end-1] == ' ' {
+			end--
+		}
+		out = append(out, [2]int{start, end})
+		for cut < len(s) && s[cut] == ' ' {
+			cut++
+		}
+		start = cut
+	}
+	if len(out) == 0 {
+		out = [][2]int{{0, 0}}
+	}
+	return out
+}
+
+// runeWidth is the cells a rune takes, by the one width measure.
+func runeWidth(r rune) int {
+	if r < 0x80 {
+		return 1
+	}
+	return ansi.StringWidth(string(r))
+}

@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// renderPrompt renders the Prompt tab: the turn's system prompt in sections (run-start
+// reminders, each top-level fragment, the instructions block, the explanation), each with
+// its estimate as the trace records it, the total at the top.
+func (in *inspector) renderPrompt(bb *builder) {
+	t := in.turn.Trace
+	if t == nil {
+		noTurn(bb)
+		return
+	}
+	in.turnHeader(bb, t)
+	sections := engine.PromptSections(t)
+	if est := t.Usage.Estimated.BySource; est != nil {
+		total := est.Fragments + est.Instructions
+		for _, s := range sections {
+			if s.Kind == engine.SectionRunStart {
+				total += s.Tokens
+			}
+		}
+		bb.headSegs(seg{themes.Text, "system prompt ~" + strconv.Itoa(total) + " tokens"},
+			seg{themes.Muted, " · " + strconv.Itoa(len(sections)) + " sections"})
+	} else {
+		bb.headSegs(seg{themes.Text, "system prompt"},
+			seg{themes.Muted, " · sizes not recorded (whole request ~" + strconv.Itoa(t.Usage.Estimated.PromptTokens) + " tokens)"})
+	}
+	if len(sections) == 0 {
+		bb.text(themes.Muted, 0, 0, "no system prompt: the context file renders nothing")
+		return
+	}
+	for i, s := range sections {
+		if i > 0 {
+			bb.blank()
+		}
+		name, role := sectionTitle(s), themes.Text
+		if s.Kind == engine.SectionRunStart {
+			role = themes.Reminder
+		}
+		size := ""
+		switch {
+		case s.Tokens >= 0 && s.WithExplanation:
+			size = "~" + strconv.Itoa(s.Tokens) + " tok with the explanation"
+		case s.Tokens >= 0:
+			size = "~" + strconv.Itoa(s.Tokens) + " tok"
+		case s.Kind == engine.SectionExplanation:
+			size = "counted with the instructions"
+		default:
+			size = "size not recorded"
+		}
+		bb.segs(0, seg{role, "── " + name}, seg{themes.Muted, "  " + size})
+		textRole := themes.Muted
+		if s.Kind == engine.SectionRunStart {
+			textRole = themes.Reminder
+		}
+		bb.text(textRole, 2, 0, inert.Text(strings.TrimRight(s.Text, "\n")))
+	}
+}
+
+// sectionTitle names a section of the system prompt.
+func sectionTitle(s engine.PromptSection) string {
+	switch s.Kind {
+	case engine.SectionRunStart:
+		return "run-start reminder " + inert.Line(s.Name)
+	case engine.SectionFragment:
+		return "fragment " + inert.Line(s.Name)
+	case engine.SectionFragments:
+		return "fragments"
+	case engine.SectionInstructions:
+		return "instructions"
+	case engine.SectionExplanation:
+		return "explanation of <system-reminder>"
+	}
+	return s.Kind
+}

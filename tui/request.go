@@ -1,0 +1,208 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// Tags of an injected reminder, as the request holds them.
+const (
+	tagOpen  = "<system-reminder>"
+	tagClose = "</system-reminder>"
+)
+
+// renderRequest renders the Request tab: the exact request body of the turn as the trace
+// has it, indented, with every <system-reminder> block highlighted; with d, only what is
+// new since the previous turn's request.
+func (in *inspector) renderRequest(bb *builder) {
+	t := in.turn.Trace
+	if t == nil {
+		noTurn(bb)
+		return
+	}
+	in.turnHeader(bb, t)
+	req := &t.Request
+	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+strconv.Itoa(len(req.Messages))+" messages · "+
+		strconv.Itoa(len(req.Tools))+" tools")
+	if in.onlyNew {
+		in.renderNew(bb, req)
+		return
+	}
+	raw, err := req.AppendJSON(nil)
+	if err != nil {
+		bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Text(err.Error()))
+		return
+	}
+	jsonLines(bb, raw)
+}
+
+// renderNew renders what a request adds to the previous turn's: the system prompt when it
+// changed, and the messages after those the two share.
+func (in *inspector) renderNew(bb *builder, req *chat.Request) {
+	prev := in.turn.Prev
+	if prev == nil {
+		bb.head(themes.Added, "only what is new: no previous turn on this branch, all of it is new")
+		raw, err := req.AppendJSON(nil)
+		if err != nil {
+			bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Text(err.Error()))
+			return
+		}
+		jsonLines(bb, raw)
+		return
+	}
+	cur, old := req.Messages, prev.Request.Messages
+	sys := func(ms []chat.WireMessage) (string, []chat.WireMessage) {
+		if len(ms) > 0 && ms[0].Role == chat.RoleSystem {
+			return string(ms[0].AppendJSON(nil)), ms[1:]
+		}
+		return "", ms
+	}
+	curSys, curRest := sys(cur)
+	oldSys, oldRest := sys(old)
+	// The history the previous request sent, without its injected system messages:
+	// those are sent once, with their turn.
+	var history [][]byte
+	for i := range oldRest {
+		if oldRest[i].Role != chat.RoleSystem {
+			history = append(history, oldRest[i].AppendJSON(nil))
+		}
+	}
+	shared := 0
+	for shared < len(curRest) && shared < len(history) && bytes.Equal(curRest[shared].AppendJSON(nil), history[shared]) {
+		shared++
+	}
+	added := curRest[shared:]
+	what := strconv.Itoa(len(added)) + " messages added"
+	if len(added) == 1 {
+		what = "1 message added"
+	}
+	if curSys != oldSys {
+		what += ", the system prompt changed"
+	} else {
+		what += ", the system prompt unchanged"
+	}
+	bb.head(themes.Added, "only what is new since turn "+strconv.Itoa(prev.Turn)+"'s request: "+what)
+	if curSys != oldSys && curSys != "" {
+		bb.segs(0, seg{themes.Added, "+ messages[0]"}, seg{themes.Muted, " system prompt, changed"})
+		jsonLines(bb, []byte(curSys))
+	}
+	first := len(cur) - len(added)
+	for i := range added {
+		bb.segs(0, seg{themes.Added, "+ messages[" + strconv.Itoa(first+i) + "]"}, seg{themes.Muted, " " + string(added[i].Role)})
+		jsonLines(bb, added[i].AppendJSON(nil))
+	}
+}
+
+// jsonLines adds compact JSON indented two spaces a level, each line wrapped to the width
+// with its continuation under its text, reminder blocks highlighted.
+func jsonLines(bb *builder, raw []byte) {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, raw, "", "  "); err != nil {
+		bb.text(themes.Error, 0, 2, "the request is not valid JSON: "+inert.Text(err.Error()))
+		return
+	}
+	inside := false
+	for _, line := range strings.Split(inert.Text(buf.String()), "\n") {
+		lead := len(line) - len(strings.TrimLeft(line, " "))
+		mask := make([]bool, len(line))
+		inside = reminderMask(line, mask, inside)
+		first, w := indentFor(lead, bb.width)
+		next, w2 := indentFor(lead+2, bb.width)
+		rest, restMask := line[lead:], mask[lead:]
+		var pieces [][2]int
+		for _, part := range escapedLines(rest) { // a string's lines, each on lines of its own
+			from := part[0]
+			if len(pieces) == 0 { // the first line at the JSON's indent, the rest under it
+				p := wrapOffsets(rest[from:part[1]], w)[0]
+				pieces = append(pieces, [2]int{from + p[0], from + p[1]})
+				for from += p[1]; from < part[1] && rest[from] == ' '; from++ {
+				}
+				if from >= part[1] {
+					continue
+				}
+			}
+			for _, p := range wrapOffsets(rest[from:part[1]], w2) {
+				pieces = append(pieces, [2]int{from + p[0], from + p[1]})
+			}
+		}
+		for i, p := range pieces {
+			pad := first
+			if i > 0 {
+				pad = next
+			}
+			bb.add(strings.Repeat(" ", pad) + maskedRender(bb.th, rest[p[0]:p[1]], restMask[p[0]:p[1]]))
+		}
+	}
+}
+
+// reminderMask marks the bytes of line inside a <system-reminder> block (tags included),
+// starting inside one when inside is set; it returns whether the line ends inside one.
+func reminderMask(line string, mask []bool, inside bool) bool {
+	for i := 0; i < len(line); {
+		if !inside {
+			j := strings.Index(line[i:], tagOpen)
+			if j < 0 {
+				return false
+			}
+			i += j
+			inside = true
+			continue
+		}
+		j := strings.Index(line[i:], tagClose)
+		end := len(line)
+		if j >= 0 {
+			end = i + j + len(tagClose)
+		}
+		for k := i; k < end; k++ {
+			mask[k] = true
+		}
+		i = end
+		if j < 0 {
+			return true
+		}
+		inside = false
+	}
+	return inside
+}
+
+// maskedRender renders s with the bytes the mask marks as reminders, the rest as text.
+func maskedRender(th *themes.Theme, s string, mask []bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && mask[j] == mask[i] {
+			j++
+		}
+		role := themes.Text
+		if mask[i] {
+			role = themes.Reminder
+		}
+		b.WriteString(th.Render(role, s[i:j]))
+		i = j
+	}
+	return b.String()
+}
+
+// escapedLines splits a line of JSON after each \n escape, so a string's lines show as
+// lines; it returns the byte ranges of the parts.
+func escapedLines(s string) [][2]int {
+	var out [][2]int
+	start := 0
+	for i := 0; i < len(s)-1; i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if s[i+1] == 'n' && i+2 < len(s) {
+			out = append(out, [2]int{start, i + 2})
+			start = i + 2
+		}
+		i++ // the escaped character
+	}
+	return append(out, [2]int{start, len(s)})
+}

@@ -1,0 +1,210 @@
+package tui
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// renderUsage renders the Usage tab: the turn's tokens reported and estimated side by
+// side, the estimate by source as bars, cost and timing; then the chat's totals and the
+// share of the context window the turn's prompt used.
+func (in *inspector) renderUsage(bb *builder) {
+	t := in.turn.Trace
+	if t == nil {
+		noTurn(bb)
+	} else {
+		in.turnHeader(bb, t)
+		in.turnUsage(bb, t)
+		bb.blank()
+	}
+	in.chatUsage(bb, t)
+}
+
+// turnUsage adds the turn's part of the Usage tab.
+func (in *inspector) turnUsage(bb *builder, t *engine.Trace) {
+	u := &t.Usage
+	est := u.Estimated
+	switch {
+	case in.turn.Preview:
+		bb.text(themes.Muted, 0, 2, "nothing sent yet: estimates only")
+	case u.Reported == nil:
+		bb.text(themes.Warning, 0, 2, "usage not reported (a scripted reply, or the server sent none): estimates only")
+	}
+	rows := [][4]string{{"", "reported", "estimated", "diff"}}
+	prompt := [4]string{"prompt", "—", "~" + strconv.Itoa(est.PromptTokens), ""}
+	completion := [4]string{"completion", "—", "~" + strconv.Itoa(est.CompletionTokens), ""}
+	if r := u.Reported; r != nil {
+		prompt[1], completion[1] = strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens)
+		if u.Difference != nil {
+			prompt[3] = signed(*u.Difference)
+		} else {
+			prompt[3] = "n/a"
+		}
+		completion[3] = signed(r.CompletionTokens - est.CompletionTokens)
+	}
+	rows = append(rows, prompt, completion)
+	if r := u.Reported; r != nil && r.CachedTokens > 0 {
+		rows = append(rows, [4]string{"cached", strconv.Itoa(r.CachedTokens), "", ""})
+	}
+	if r := u.Reported; r != nil && r.ReasoningTokens > 0 {
+		rows = append(rows, [4]string{"reasoning", strconv.Itoa(r.ReasoningTokens), "", ""})
+	}
+	table(bb, rows)
+	if u.Reported != nil && u.Difference == nil {
+		bb.text(themes.Muted, 0, 2, "n/a: re-evaluated, the report was for the request as sent")
+	}
+
+	bb.blank()
+	if s := est.BySource; s != nil {
+		bb.segs(0, seg{themes.Muted, "ESTIMATE BY SOURCE"}, seg{themes.Muted, " ~" + strconv.Itoa(s.Total) + " tokens"})
+		sources := []struct {
+			name string
+			n    int
+		}{{"fragments", s.Fragments}, {"instructions", s.Instructions}, {"reminders", s.Reminders},
+			{"history", s.History}, {"user", s.User}, {"tools", s.Tools}, {"framing", s.Framing}}
+		numW := len(strconv.Itoa(s.Total))
+		for _, src := range sources {
+			in.bar(bb, src.name, src.n, s.Total, numW)
+		}
+	} else {
+		bb.text(themes.Muted, 0, 2, "estimate by source: not recorded (a saved turn keeps its total)")
+	}
+
+	bb.blank()
+	if u.CostUSD != nil {
+		bb.segs(0, seg{themes.Muted, "cost "}, seg{themes.Text, usd(*u.CostUSD)})
+	} else {
+		bb.text(themes.Muted, 0, 2, "cost not known (no price for the model, or nothing was sent)")
+	}
+	lat := t.Latency
+	if lat.Total > 0 || lat.TTFT > 0 {
+		bb.segs(0, seg{themes.Muted, "first token "}, seg{themes.Text, ms(lat.TTFT)},
+			seg{themes.Muted, " · total "}, seg{themes.Text, ms(lat.Total)})
+	} else {
+		bb.text(themes.Muted, 0, 2, "time not measured (no model was called)")
+	}
+	if rate, ok := tokensPerSecond(t); ok {
+		bb.segs(0, seg{themes.Muted, "speed "}, seg{themes.Text, rate})
+	}
+}
+
+// tokensPerSecond is the completion tokens (reported, else estimated) over the time
+// after the first token, when that time and those tokens are known.
+func tokensPerSecond(t *engine.Trace) (string, bool) {
+	gen := t.Latency.Total - t.Latency.TTFT
+	n, approx := t.Usage.Estimated.CompletionTokens, "~"
+	if r := t.Usage.Reported; r != nil {
+		n, approx = r.CompletionTokens, ""
+	}
+	if gen <= 0 || t.Latency.TTFT <= 0 || n <= 0 {
+		return "", false
+	}
+	return approx + strconv.FormatFloat(float64(n)*1000/float64(gen), 'f', 1, 64) + " tokens/s", true
+}
+
+// chatUsage adds the chat's part of the Usage tab.
+func (in *inspector) chatUsage(bb *builder, t *engine.Trace) {
+	c := &in.chat
+	bb.segs(0, seg{themes.Muted, "CHAT (all branches)"})
+	tot := c.Totals
+	bb.segs(0, seg{themes.Muted, "prompt "}, seg{themes.Text, strconv.Itoa(tot.PromptTokens)},
+		seg{themes.Muted, " · completion "}, seg{themes.Text, strconv.Itoa(tot.CompletionTokens)},
+		seg{themes.Muted, " · total "}, seg{themes.Text, strconv.Itoa(tot.Total())})
+	if c.CostKnown {
+		bb.segs(0, seg{themes.Muted, "cost "}, seg{themes.Text, usd(c.CostUSD)})
+	} else {
+		bb.text(themes.Muted, 0, 2, "cost not known")
+	}
+	if t == nil {
+		return
+	}
+	if c.ContextWindow <= 0 {
+		bb.text(themes.Muted, 0, 2, "context window not known for this model")
+		return
+	}
+	used, what := t.Usage.Estimated.PromptTokens, "estimated"
+	if r := t.Usage.Reported; r != nil {
+		used, what = r.PromptTokens, "reported"
+	}
+	share := float64(used) * 100 / float64(c.ContextWindow)
+	bb.text(themes.Text, 0, 2, fmt.Sprintf("context window: this prompt used %d of %d tokens (%s, %.1f%%)",
+		used, c.ContextWindow, what, share))
+	in.bar(bb, "window", used, c.ContextWindow, len(strconv.Itoa(used)))
+}
+
+// table adds rows of a label and three right-aligned columns; when the width is short,
+// each row becomes a line of label: values.
+func table(bb *builder, rows [][4]string) {
+	const label, col = 11, 10
+	if bb.width >= label+3*col {
+		for i, r := range rows {
+			role := themes.Text
+			if i == 0 {
+				role = themes.Muted
+			}
+			bb.segs(0, seg{themes.Muted, fmt.Sprintf("%-*s", label, r[0])},
+				seg{role, fmt.Sprintf("%*s%*s%*s", col, r[1], col, r[2], col, r[3])})
+		}
+		return
+	}
+	head := rows[0]
+	for _, r := range rows[1:] {
+		var parts []string
+		for i := 1; i < 4; i++ {
+			if r[i] != "" {
+				parts = append(parts, r[i]+" "+head[i])
+			}
+		}
+		bb.text(themes.Text, 0, 2, r[0]+": "+strings.Join(parts, " · "))
+	}
+}
+
+// bar adds a labelled bar of n out of total, in eighths of a cell, with n after it.
+func (in *inspector) bar(bb *builder, name string, n, total, numW int) {
+	const label = 13
+	room := min(bb.width-label-numW-1, 40)
+	if room < 4 { // too narrow for a bar: the numbers alone
+		bb.text(themes.Text, 0, 2, name+" "+strconv.Itoa(n))
+		return
+	}
+	eighths := 0
+	if total > 0 && n > 0 {
+		eighths = max(1, n*room*8/total)
+	}
+	eighths = min(eighths, room*8)
+	b := strings.Repeat("█", eighths/8)
+	if r := eighths % 8; r > 0 {
+		b += string([]rune("▏▎▍▌▋▊▉")[r-1])
+	}
+	cells := eighths/8 + min(1, eighths%8)
+	bb.segs(0, seg{themes.Muted, fmt.Sprintf("%-*s", label, name)}, seg{themes.Key, b},
+		seg{themes.Text, strings.Repeat(" ", room-cells+1) + fmt.Sprintf("%*d", numW, n)})
+}
+
+// signed writes n with its sign.
+func signed(n int) string {
+	if n > 0 {
+		return "+" + strconv.Itoa(n)
+	}
+	return strconv.Itoa(n)
+}
+
+// usd writes a cost as the headless commands do: six decimals under a cent.
+func usd(v float64) string {
+	if v < 0.01 {
+		return fmt.Sprintf("$%.6f", v)
+	}
+	return fmt.Sprintf("$%.4f", v)
+}
+
+// ms writes milliseconds, as seconds from 10 s.
+func ms(n int64) string {
+	if n >= 10000 {
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " s"
+	}
+	return strconv.FormatInt(n, 10) + " ms"
+}

@@ -1,0 +1,252 @@
+package tui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/predicates"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// Marks of fired and not-fired decisions: they tell the two apart without colour.
+const (
+	markFired    = "✓"
+	markNotFired = "✗"
+)
+
+// reasonOrder is the order of the Why tab's groups of decisions that did not fire
+// (spec/tui.md); reasons not listed follow, in name order.
+var reasonOrder = []string{
+	engine.ReasonPredicateFalse, engine.ReasonNotInMode, engine.ReasonCapReached, engine.ReasonRateLimited,
+	engine.ReasonBudgetTrimmed, engine.ReasonEmptyText, engine.ReasonPredicateError, engine.ReasonDisabled,
+	engine.ReasonDeferredToModel,
+}
+
+// whyOrder returns the decisions in the order the Why tab shows them: fired reminders,
+// fired instructions, then the rest grouped by reason. Each group is returned with its
+// title.
+func whyOrder(ds []engine.Decision) []whyGroup {
+	var fired, instr []*engine.Decision
+	rest := map[string][]*engine.Decision{}
+	for i := range ds {
+		d := &ds[i]
+		switch {
+		case d.Fired && d.Source == engine.SourceInstruction:
+			instr = append(instr, d)
+		case d.Fired:
+			fired = append(fired, d)
+		default:
+			rest[d.Reason] = append(rest[d.Reason], d)
+		}
+	}
+	var out []whyGroup
+	if len(fired) > 0 {
+		out = append(out, whyGroup{title: "fired", ds: fired})
+	}
+	if len(instr) > 0 {
+		out = append(out, whyGroup{title: "instructions", ds: instr})
+	}
+	reasons := slices.Clone(reasonOrder)
+	var other []string
+	for r := range rest {
+		if !slices.Contains(reasonOrder, r) {
+			other = append(other, r)
+		}
+	}
+	slices.Sort(other)
+	for _, r := range append(reasons, other...) {
+		if len(rest[r]) > 0 {
+			out = append(out, whyGroup{title: r, ds: rest[r]})
+		}
+	}
+	return out
+}
+
+// whyGroup is a titled group of decisions of the Why tab.
+type whyGroup struct {
+	title string
+	ds    []*engine.Decision
+}
+
+// turnHeader adds the pinned header of a turn's tab: PREVIEW, or the turn, its branch
+// and time.
+func (in *inspector) turnHeader(bb *builder, t *engine.Trace) {
+	if in.turn.Preview {
+		bb.headSegs(seg{themes.Accent, "PREVIEW"}, seg{themes.Muted, " turn " + strconv.Itoa(t.Turn) + " · " + inert.Line(t.Branch) + " · nothing sent"})
+		return
+	}
+	bb.headSegs(seg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, seg{themes.Muted, " · " + inert.Line(t.Branch) + " · " + inert.Line(t.At)})
+	if t.NotRecorded {
+		bb.head(themes.Warning, "no record (imported): rebuilt from the messages")
+	}
+}
+
+// noTurn adds the line of a tab with no turn to show.
+func noTurn(bb *builder) {
+	bb.head(themes.Muted, "no turn selected: type a message to see what it would send")
+}
+
+// renderWhy renders the Why tab: every decision of the turn, fired first, each an item
+// of the cursor; an open item shows its predicate tree.
+func (in *inspector) renderWhy(bb *builder) {
+	t := in.turn.Trace
+	if t == nil {
+		noTurn(bb)
+		return
+	}
+	in.turnHeader(bb, t)
+	groups := whyOrder(t.Decisions)
+	var nFired, nInstr, nHeld, nChanged int
+	for _, g := range groups {
+		for _, d := range g.ds {
+			switch {
+			case d.Fired && d.Source == engine.SourceInstruction:
+				nInstr++
+			case d.Fired:
+				nFired++
+			default:
+				nHeld++
+			}
+			if d.Was != nil {
+				nChanged++
+			}
+		}
+	}
+	bb.head(themes.Muted, strconv.Itoa(nFired)+" fired · "+strconv.Itoa(nInstr)+" instructions · "+strconv.Itoa(nHeld)+" not fired")
+	if nChanged > 0 || len(t.Removed) > 0 {
+		what := "re-evaluated under the edited file: " + strconv.Itoa(nChanged) + " changed"
+		if len(t.Removed) > 0 {
+			what += ", " + strconv.Itoa(len(t.Removed)) + " removed"
+		}
+		bb.head(themes.Warning, what)
+	}
+	if t.Error != "" {
+		bb.text(themes.Error, 0, 2, "error: "+inert.Text(t.Error))
+	}
+	if len(t.Decisions) == 0 {
+		bb.text(themes.Muted, 0, 0, "no decisions recorded for this turn")
+	}
+	item := 0
+	for gi, g := range groups {
+		if gi > 0 || t.Error != "" {
+			bb.blank()
+		}
+		bb.item(-1)
+		bb.segs(0, seg{themes.Muted, strings.ToUpper(g.title) + " (" + strconv.Itoa(len(g.ds)) + ")"})
+		for _, d := range g.ds {
+			bb.item(item)
+			in.decision(bb, d, in.expanded[item])
+			item++
+		}
+	}
+	bb.item(-1)
+	if len(t.Removed) > 0 {
+		bb.blank()
+		bb.segs(0, seg{themes.Muted, "NO LONGER IN THE FILE (" + strconv.Itoa(len(t.Removed)) + ")"})
+		for _, r := range t.Removed {
+			bb.segs(2, seg{themes.Removed, mark(r.Fired) + " " + inert.Line(r.ID)},
+				seg{themes.Muted, " " + r.Source + ", was " + r.Reason})
+		}
+	}
+}
+
+func mark(fired bool) string {
+	if fired {
+		return markFired
+	}
+	return markNotFired
+}
+
+// decision adds one decision: its line (mark, id, what it is), its why or detail, what a
+// re-evaluation changed, and, open, its predicate tree.
+func (in *inspector) decision(bb *builder, d *engine.Decision, open bool) {
+	role := themes.NotFired
+	if d.Fired {
+		role = themes.Fired
+	}
+	id := inert.Line(d.ID)
+	var meta string
+	if d.Source == engine.SourceInstruction {
+		id = "[" + inert.Line(d.Kind) + "] " + id
+		meta = inert.Line(d.Scope)
+	} else {
+		meta = inert.Line(d.Placement) + " · " + inert.Line(d.Tier)
+		if d.Fired {
+			meta += " · " + strconv.Itoa(d.Tokens) + " tok"
+		}
+	}
+	bb.segs(2, seg{role, mark(d.Fired) + " " + id}, seg{themes.Muted, "  " + meta})
+	if d.Was != nil {
+		bb.segs(4, seg{themes.Muted, "was "}, seg{themes.Removed, mark(d.Was.Fired) + " " + d.Was.Reason},
+			seg{themes.Muted, " → now "}, seg{themes.Added, mark(d.Fired) + " " + d.Reason})
+	}
+	if d.Source == engine.SourceInstruction {
+		if d.Fired {
+			bb.text(themes.Text, 4, 0, inert.Text(d.Text))
+			if len(d.When) > 0 {
+				when := make([]string, len(d.When))
+				for i, w := range d.When {
+					when[i] = inert.Line(w)
+				}
+				bb.text(themes.Muted, 4, 6, "when: "+strings.Join(when, " OR "))
+			}
+		}
+		if d.Reason == engine.ReasonDeferredToModel {
+			bb.text(themes.Muted, 4, 0, "the model judges when it applies")
+		}
+	}
+	if d.Detail != "" {
+		detailRole := themes.Muted
+		if d.Reason == engine.ReasonPredicateError {
+			detailRole = themes.Error
+		}
+		bb.text(detailRole, 4, 2, inert.Text(d.Detail))
+	} else if d.Trace != nil && d.Source != engine.SourceInstruction {
+		bb.text(themes.Muted, 4, 2, whyLine(d.ID, d.Trace))
+	}
+	if open {
+		if d.Trace == nil {
+			bb.text(themes.Muted, 4, 0, "no predicate: it always applies")
+			return
+		}
+		bb.text(themes.Muted, 4, 0, "predicate tree:")
+		in.tree(bb, d.Trace, 6)
+	}
+}
+
+// whyLine is a decision's top-level why: the expression and the why of its trace.
+func whyLine(id string, r *predicates.Result) string {
+	why := inert.Text(r.Why)
+	if r.Expr != "" && r.Expr != id {
+		why = inert.Text(r.Expr) + ": " + why
+	}
+	return why
+}
+
+// tree adds a predicate tree, each node indented under its parent: its mark and
+// expression, then its value and why, and its error, under the expression.
+func (in *inspector) tree(bb *builder, r *predicates.Result, indent int) {
+	role := themes.NotFired
+	if r.Value {
+		role = themes.Fired
+	}
+	value := "false"
+	if r.Value {
+		value = "true"
+	}
+	bb.segs(indent, seg{role, mark(r.Value) + " "}, seg{themes.Text, inert.Line(r.Expr)})
+	why := "= " + value
+	if r.Why != "" {
+		why += ": " + inert.Text(r.Why)
+	}
+	bb.text(role, indent+4, 2, why)
+	if r.Error != "" {
+		bb.text(themes.Error, indent+4, 2, "error: "+inert.Text(r.Error))
+	}
+	for i := range r.Children {
+		in.tree(bb, &r.Children[i], indent+2)
+	}
+}

@@ -35,7 +35,7 @@ const e2eKeyEnv = "CTXLAB_E2E_KEY"
 const e2eTimeout = 20 * time.Second
 
 // needTmux returns tmux's path, or skips the test (fails it with CTXLAB_TMUX_REQUIRED=1).
-func needTmux(t *testing.T) string {
+func needTmux(t testing.TB) string {
 	t.Helper()
 	p, err := exec.LookPath("tmux")
 	if err != nil {

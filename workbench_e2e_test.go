@@ -211,6 +211,15 @@ func send(p *pane, text string) {
 	p.keys("Enter")
 }
 
+// What the inspector shows for turn 2: the reminder fired, and the usage aimock reported
+// over the turn's two requests (211+307 prompt and 13+29 completion tokens) beside the
+// estimates.
+var (
+	firedUnitsRe         = regexp.MustCompile(`✓ units-note\b`)
+	reportedPromptRe     = regexp.MustCompile(`prompt +518 +~\d+`)
+	reportedCompletionRe = regexp.MustCompile(`completion +42 +~\d+`)
+)
+
 // TestWorkbenchEndToEnd runs the real binary in tmux against aimock: two turns, the
 // second with a tool call and a reminder fired by one of its words; the Why tab shows the
 // reminder and the Usage tab the usage aimock reported; after quitting, the database
@@ -238,19 +247,16 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 	p.keys("Tab", "Up", "Down", "1")
 	screen = waitUntil(t, p, "turn 2's fired reminder in Why", e2eTimeout, func(s string) bool {
 		in := inspectorColumn(s)
-		return strings.Contains(in, "turn 2") && regexp.MustCompile(`✓ units-note\b`).MatchString(in)
+		return strings.Contains(in, "turn 2") && firedUnitsRe.MatchString(in)
 	})
 	if in := inspectorColumn(screen); strings.Contains(in, "turn 1") {
 		t.Errorf("Why shows turn 1, want turn 2:\n%s", in)
 	}
 
-	// Usage: aimock reported 211+307 prompt and 13+29 completion tokens over the two
-	// requests of turn 2.
 	p.keys("5")
 	waitUntil(t, p, "turn 2's reported usage in Usage", e2eTimeout, func(s string) bool {
 		in := inspectorColumn(s)
-		return strings.Contains(in, "turn 2") && regexp.MustCompile(`prompt +518 +~\d+`).MatchString(in) &&
-			regexp.MustCompile(`completion +42 +~\d+`).MatchString(in)
+		return strings.Contains(in, "turn 2") && reportedPromptRe.MatchString(in) && reportedCompletionRe.MatchString(in)
 	})
 
 	p.keys("C-c")

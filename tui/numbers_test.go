@@ -14,9 +14,9 @@ import (
 	"github.com/ctxlab/ctxlab/engine/script"
 )
 
-// jsonTrace is the part of a turn's JSON trace (what `ctxlab run --json` and
+// numbersJSON is the part of a turn's JSON trace (what `ctxlab run --json` and
 // `ctxlab replay --json` print) whose numbers the workbench shows.
-type jsonTrace struct {
+type numbersJSON struct {
 	Turn      int `json:"turn"`
 	Decisions []struct {
 		ID        string `json:"id"`
@@ -47,23 +47,23 @@ type jsonTrace struct {
 	} `json:"latency_ms"`
 }
 
-// asJSON encodes a trace as the headless commands print it and decodes the numbers back.
-func asJSON(t *testing.T, tr *engine.Trace) jsonTrace {
+// numbersOfTrace encodes a trace as the headless commands print it and decodes the numbers back.
+func numbersOfTrace(t *testing.T, tr *engine.Trace) numbersJSON {
 	t.Helper()
 	raw, err := json.Marshal(tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var j jsonTrace
+	var j numbersJSON
 	if err := json.Unmarshal(raw, &j); err != nil {
 		t.Fatal(err)
 	}
 	return j
 }
 
-// screenNumbers are the numbers the workbench shows for the selected turn, read off the
+// turnNumbers are the numbers the workbench shows for the selected turn, read off the
 // screen (the transcript's header line of the turn and the Why, Prompt and Usage tabs).
-type screenNumbers struct {
+type turnNumbers struct {
 	turn                         int
 	reminders                    int    // the transcript's "N reminders"
 	headerTokens                 string // the transcript's "N tok" ("~N" when estimated)
@@ -75,21 +75,21 @@ type screenNumbers struct {
 }
 
 var (
-	headerRe     = regexp.MustCompile(`▌ turn (\d+) · [^·]+ · (\d+) reminders? · (~?\d+) tok`)
-	whyCountsRe  = regexp.MustCompile(`(\d+) fired · (\d+) instructions · (\d+) not fired`)
-	firedRe      = regexp.MustCompile(`✓ (\S+)  \S+ · \S+ · (\d+) tok`)
-	inspTurnRe   = regexp.MustCompile(`(?m)^(?:PREVIEW )?turn (\d+) · `)
-	promptTotRe  = regexp.MustCompile(`system prompt ~(\d+) tokens`)
-	promptAllRe  = regexp.MustCompile(`whole request ~(\d+) tokens`)
-	promptRowRe  = regexp.MustCompile(`(?m)^prompt +(\S+) +(~\d+) *(\S*)$`)
-	complRowRe   = regexp.MustCompile(`(?m)^completion +(\S+) +(~\d+) *(\S*)$`)
-	costRe       = regexp.MustCompile(`(?m)^cost (\$[0-9.]+)`)
-	latencyRe    = regexp.MustCompile(`first token (\d+) ms · total (\d+) ms`)
-	chatTotalsRe = regexp.MustCompile(`prompt (\d+) · completion (\d+) · total (\d+)`)
+	numHeaderRe     = regexp.MustCompile(`▌ turn (\d+) · [^·]+ · (\d+) reminders? · (~?\d+) tok`)
+	numWhyCountsRe  = regexp.MustCompile(`(\d+) fired · (\d+) instructions · (\d+) not fired`)
+	numFiredRe      = regexp.MustCompile(`✓ (\S+)  \S+ · \S+ · (\d+) tok`)
+	numTabTurnRe    = regexp.MustCompile(`(?m)^(?:PREVIEW )?turn (\d+) · `)
+	numPromptTotRe  = regexp.MustCompile(`system prompt ~(\d+) tokens`)
+	numPromptAllRe  = regexp.MustCompile(`whole request ~(\d+) tokens`)
+	numPromptRowRe  = regexp.MustCompile(`(?m)^prompt +(\S+) +(~\d+) *(\S*)$`)
+	numComplRowRe   = regexp.MustCompile(`(?m)^completion +(\S+) +(~\d+) *(\S*)$`)
+	numCostRe       = regexp.MustCompile(`(?m)^cost (\$[0-9.]+)`)
+	numLatencyRe    = regexp.MustCompile(`first token (\d+) ms · total (\d+) ms`)
+	numChatTotalsRe = regexp.MustCompile(`prompt (\d+) · completion (\d+) · total (\d+)`)
 )
 
-// split returns the transcript and inspector columns of a frame.
-func split(frame string) (left, right string) {
+// splitColumns returns the transcript and inspector columns of a frame.
+func splitColumns(frame string) (left, right string) {
 	var l, r []string
 	for _, line := range strings.Split(frame, "\n") {
 		a, b, _ := strings.Cut(line, "│")
@@ -98,11 +98,11 @@ func split(frame string) (left, right string) {
 	return strings.Join(l, "\n"), strings.Join(r, "\n")
 }
 
-// readScreen opens the Why, Prompt and Usage tabs of the selected turn and reads their
+// readTurnNumbers opens the Why, Prompt and Usage tabs of the selected turn and reads their
 // numbers.
-func readScreen(t *testing.T, m *Model) screenNumbers {
+func readTurnNumbers(t *testing.T, m *Model) turnNumbers {
 	t.Helper()
-	n := screenNumbers{firedTokens: map[string]int{}, usage: map[string]string{}, promptTab: -1, promptWhole: -1}
+	n := turnNumbers{firedTokens: map[string]int{}, usage: map[string]string{}, promptTab: -1, promptWhole: -1}
 	atoi := func(s string) int {
 		v, err := strconv.Atoi(s)
 		if err != nil {
@@ -111,64 +111,64 @@ func readScreen(t *testing.T, m *Model) screenNumbers {
 		return v
 	}
 	press(m, "1")
-	left, why := split(m.View())
-	h := headerRe.FindStringSubmatch(left)
+	left, why := splitColumns(m.View())
+	h := numHeaderRe.FindStringSubmatch(left)
 	if h == nil {
 		t.Fatalf("no selected turn's header in the transcript:\n%s", left)
 	}
 	n.turn, n.reminders, n.headerTokens = atoi(h[1]), atoi(h[2]), h[3]
 	tabTurn := func(tab, text string) {
 		t.Helper()
-		if s := inspTurnRe.FindStringSubmatch(text); s == nil || atoi(s[1]) != n.turn {
+		if s := numTabTurnRe.FindStringSubmatch(text); s == nil || atoi(s[1]) != n.turn {
 			t.Fatalf("%s tab does not show turn %d:\n%s", tab, n.turn, text)
 		}
 	}
 	tabTurn("Why", why)
-	c := whyCountsRe.FindStringSubmatch(why)
+	c := numWhyCountsRe.FindStringSubmatch(why)
 	if c == nil {
 		t.Fatalf("turn %d: no counts in Why:\n%s", n.turn, why)
 	}
 	n.fired, n.instructions, n.notFire = atoi(c[1]), atoi(c[2]), atoi(c[3])
-	for _, f := range firedRe.FindAllStringSubmatch(why, -1) {
+	for _, f := range numFiredRe.FindAllStringSubmatch(why, -1) {
 		n.firedTokens[f[1]] = atoi(f[2])
 	}
 
 	press(m, "2")
-	_, prompt := split(m.View())
+	_, prompt := splitColumns(m.View())
 	tabTurn("Prompt", prompt)
-	if p := promptTotRe.FindStringSubmatch(prompt); p != nil {
+	if p := numPromptTotRe.FindStringSubmatch(prompt); p != nil {
 		n.promptTab = atoi(p[1])
 	}
-	if p := promptAllRe.FindStringSubmatch(prompt); p != nil {
+	if p := numPromptAllRe.FindStringSubmatch(prompt); p != nil {
 		n.promptWhole = atoi(p[1])
 	}
 
 	press(m, "5")
-	_, usage := split(m.View())
+	_, usage := splitColumns(m.View())
 	tabTurn("Usage", usage)
 	usage, chatPart, _ := strings.Cut(usage, "CHAT (all branches)")
-	for name, re := range map[string]*regexp.Regexp{"prompt": promptRowRe, "completion": complRowRe} {
+	for name, re := range map[string]*regexp.Regexp{"prompt": numPromptRowRe, "completion": numComplRowRe} {
 		r := re.FindStringSubmatch(usage)
 		if r == nil {
 			t.Fatalf("turn %d: no %s row in Usage:\n%s", n.turn, name, usage)
 		}
 		n.usage[name+" reported"], n.usage[name+" estimated"], n.usage[name+" diff"] = r[1], r[2], r[3]
 	}
-	if r := costRe.FindStringSubmatch(usage); r != nil {
+	if r := numCostRe.FindStringSubmatch(usage); r != nil {
 		n.usage["cost"] = r[1]
 	}
-	if r := latencyRe.FindStringSubmatch(usage); r != nil {
+	if r := numLatencyRe.FindStringSubmatch(usage); r != nil {
 		n.usage["ttft"], n.usage["total"] = r[1], r[2]
 	}
-	if r := chatTotalsRe.FindStringSubmatch(chatPart); r != nil {
+	if r := numChatTotalsRe.FindStringSubmatch(chatPart); r != nil {
 		n.usage["chat"] = r[1] + "/" + r[2] + "/" + r[3]
 	}
 	return n
 }
 
-// want returns the numbers the screen must show for a trace, from its JSON form.
-func wantNumbers(j jsonTrace) screenNumbers {
-	w := screenNumbers{turn: j.Turn, firedTokens: map[string]int{}, usage: map[string]string{}, promptTab: -1, promptWhole: -1}
+// traceNumbers returns the numbers the screen must show for a trace, from its JSON form.
+func traceNumbers(j numbersJSON) turnNumbers {
+	w := turnNumbers{turn: j.Turn, firedTokens: map[string]int{}, usage: map[string]string{}, promptTab: -1, promptWhole: -1}
 	for _, d := range j.Decisions {
 		switch {
 		case d.Fired && d.Source == engine.SourceInstruction:
@@ -273,13 +273,13 @@ func TestScreenNumbersAreTheTraces(t *testing.T) {
 		if i > 0 {
 			press(m, "down")
 		}
-		got := readScreen(t, m)
+		got := readTurnNumbers(t, m)
 		t.Logf("turn %d on screen: %+v", i+1, got)
 		for _, src := range []struct {
 			name string
 			tr   *engine.Trace
 		}{{"replay --json", &replayed[i]}, {"run --json", &run[i]}} {
-			want := wantNumbers(asJSON(t, src.tr))
+			want := traceNumbers(numbersOfTrace(t, src.tr))
 			if got.turn != want.turn || got.reminders != want.reminders || got.headerTokens != want.headerTokens ||
 				got.fired != want.fired || got.instructions != want.instructions || got.notFire != want.notFire {
 				t.Errorf("turn %d: the screen shows turn %d, %d reminders, %s tok, %d fired · %d instructions · %d not fired; "+
@@ -304,7 +304,7 @@ func TestScreenNumbersAreTheTraces(t *testing.T) {
 		// The Prompt tab shows the sizes of the trace it has: a turn sent in this session
 		// keeps its sizes by source (as run --json has them), a turn read back from the
 		// database only its whole estimate (as replay --json has it).
-		wr, wu := wantNumbers(asJSON(t, &run[i])), wantNumbers(asJSON(t, &replayed[i]))
+		wr, wu := traceNumbers(numbersOfTrace(t, &run[i])), traceNumbers(numbersOfTrace(t, &replayed[i]))
 		switch {
 		case got.promptTab >= 0 && got.promptTab != wr.promptTab && got.promptTab != wu.promptTab:
 			t.Errorf("turn %d: Prompt shows a system prompt of ~%d tokens, run --json has %d, replay --json %d", i+1, got.promptTab, wr.promptTab, wu.promptTab)

@@ -23,10 +23,10 @@ import (
 	"github.com/ctxlab/ctxlab/themes"
 )
 
-// savedLongChat commits turns scripted turns (2*turns messages) through the engine into
+// benchSavedChat commits turns scripted turns (2*turns messages) through the engine into
 // a new SQLite database file under the demo context, and returns the file and the chat's
 // id.
-func savedLongChat(tb testing.TB, v *env, turns int) (path, id string) {
+func benchSavedChat(tb testing.TB, v *env, turns int) (path, id string) {
 	tb.Helper()
 	ctx := context.Background()
 	path = filepath.Join(tb.TempDir(), "long.db")
@@ -53,17 +53,17 @@ func savedLongChat(tb testing.TB, v *env, turns int) (path, id string) {
 	return path, c.ID()
 }
 
-// openedChat is the workbench opened on a saved chat, as `ctxlab --chat ID` opens it.
-type openedChat struct {
+// benchOpened is the workbench opened on a saved chat, as `ctxlab --chat ID` opens it.
+type benchOpened struct {
 	ws *ctxapp.Workspace
 	m  *Model
 	// first is the first frame (before the Init load returns), full the frame after it.
 	first, full string
 }
 
-// openSaved opens the database and the chat and draws the first frame, then runs Init's
+// benchOpenSaved opens the database and the chat and draws the first frame, then runs Init's
 // load and draws the full frame, timing both from the start.
-func openSaved(tb testing.TB, v *env, path, id string) (o openedChat, toFirst, toFull time.Duration) {
+func benchOpenSaved(tb testing.TB, v *env, path, id string) (o benchOpened, toFirst, toFull time.Duration) {
 	tb.Helper()
 	start := time.Now()
 	ctx := context.Background()
@@ -86,7 +86,7 @@ func openSaved(tb testing.TB, v *env, path, id string) (o openedChat, toFirst, t
 	m := New(Options{Chat: c, Theme: themes.Mono(), ContextName: "support.ctx.yaml", Now: v.clock.Now, Location: time.UTC})
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
 	init := m.Init()
-	o = openedChat{ws: ws, m: m, first: m.View()}
+	o = benchOpened{ws: ws, m: m, first: m.View()}
 	toFirst = time.Since(start)
 	drive(m, init)
 	o.full = m.View()
@@ -94,8 +94,8 @@ func openSaved(tb testing.TB, v *env, path, id string) (o openedChat, toFirst, t
 	return o, toFirst, toFull
 }
 
-// heapMB is the live heap after a collection, in MB.
-func heapMB() float64 {
+// benchHeapMB is the live heap after a collection, in MB.
+func benchHeapMB() float64 {
 	runtime.GC()
 	runtime.GC()
 	var ms runtime.MemStats
@@ -111,20 +111,20 @@ func heapMB() float64 {
 // under 150 MB).
 func BenchmarkOpenSaved10k(b *testing.B) {
 	v := newEnv(b)
-	path, id := savedLongChat(b, v, 5000)
+	path, id := benchSavedChat(b, v, 5000)
 	var firsts, fulls []time.Duration
 	for b.Loop() {
-		o, first, full := openSaved(b, v, path, id)
+		o, first, full := benchOpenSaved(b, v, path, id)
 		firsts, fulls = append(firsts, first), append(fulls, full)
 		b.StopTimer()
-		checkOpened(b, o)
+		benchCheckOpened(b, o)
 		o.ws.Close()
 		b.StartTimer()
 	}
 	b.StopTimer()
-	base := heapMB()
-	o, _, _ := openSaved(b, v, path, id)
-	open := heapMB()
+	base := benchHeapMB()
+	o, _, _ := benchOpenSaved(b, v, path, id)
+	open := benchHeapMB()
 	runtime.KeepAlive(o.m)
 	o.ws.Close()
 	b.ReportMetric(float64(median(firsts).Microseconds())/1000, "first-ms")
@@ -132,9 +132,9 @@ func BenchmarkOpenSaved10k(b *testing.B) {
 	b.ReportMetric(open-base, "heap-MB")
 }
 
-// checkOpened fails unless the frames show the chat's last turn, and the full frame its
+// benchCheckOpened fails unless the frames show the chat's last turn, and the full frame its
 // recorded numbers.
-func checkOpened(tb testing.TB, o openedChat) {
+func benchCheckOpened(tb testing.TB, o benchOpened) {
 	tb.Helper()
 	if n := len(o.m.chat.Session().Messages()); n != 10_000 {
 		tb.Fatalf("the chat has %d messages, want 10000", n)
@@ -153,8 +153,8 @@ func checkOpened(tb testing.TB, o openedChat) {
 // first frame already shows the last turn, and the frame after the load its numbers.
 func TestOpenSavedLongChat(t *testing.T) {
 	v := newEnv(t)
-	path, id := savedLongChat(t, v, 30)
-	o, _, _ := openSaved(t, v, path, id)
+	path, id := benchSavedChat(t, v, 30)
+	o, _, _ := benchOpenSaved(t, v, path, id)
 	defer o.ws.Close()
 	for _, f := range []string{o.first, o.full} {
 		if !strings.Contains(f, "turn 30") || !strings.Contains(f, "question 29 about the schema") {
@@ -166,9 +166,9 @@ func TestOpenSavedLongChat(t *testing.T) {
 	}
 }
 
-// previewContext writes a context file of n reminders over many predicate kinds and
+// benchPreviewContext writes a context file of n reminders over many predicate kinds and
 // placements, with caps and spacing, and returns it loaded.
-func previewContext(tb testing.TB, n int) *ctxfile.File {
+func benchPreviewContext(tb testing.TB, n int) *ctxfile.File {
 	tb.Helper()
 	exprs := []string{
 		"everyNTurns(3)", "once()", "once('latch%d')", "firstN(2)", "afterTurn(4)",
@@ -208,12 +208,12 @@ func previewContext(tb testing.TB, n int) *ctxfile.File {
 	return f
 }
 
-// previewModel is the workbench on a branch of turns scripted turns (in memory) under
+// benchPreviewModel is the workbench on a branch of turns scripted turns (in memory) under
 // 200 reminders.
-func previewModel(tb testing.TB, turns int) (*Model, *env) {
+func benchPreviewModel(tb testing.TB, turns int) (*Model, *env) {
 	tb.Helper()
 	v := newEnv(tb)
-	v.file = previewContext(tb, 200)
+	v.file = benchPreviewContext(tb, 200)
 	s, err := v.ws.Settings(v.file, true)
 	if err != nil {
 		tb.Fatal(err)
@@ -233,7 +233,7 @@ func previewModel(tb testing.TB, turns int) (*Model, *env) {
 // (what typing waits for: the preview is not in it), and the preview applied and drawn
 // in the Why tab. Each iteration types one more character.
 func BenchmarkDraftPreview(b *testing.B) {
-	m, _ := previewModel(b, 500)
+	m, _ := benchPreviewModel(b, 500)
 	press(m, "type:the slow query failed with an error on the schema")
 	var keys, cmds, draws []time.Duration
 	i := 0
@@ -247,7 +247,7 @@ func BenchmarkDraftPreview(b *testing.B) {
 			b.Fatal("a keystroke in the draft started no preview")
 		}
 		start = time.Now()
-		msg := previewOf(cmd)
+		msg := previewMsgOf(cmd)
 		cmds = append(cmds, time.Since(start))
 		if msg == nil {
 			b.Fatal("the keystroke's command holds no preview")
@@ -265,9 +265,9 @@ func BenchmarkDraftPreview(b *testing.B) {
 	b.ReportMetric(float64(median(draws).Microseconds())/1000, "draw-ms")
 }
 
-// previewOf runs the commands a keystroke returned and returns the preview among their
+// previewMsgOf runs the commands a keystroke returned and returns the preview among their
 // messages (nil: none).
-func previewOf(cmd tea.Cmd) *previewMsg {
+func previewMsgOf(cmd tea.Cmd) *previewMsg {
 	if cmd == nil {
 		return nil
 	}
@@ -276,7 +276,7 @@ func previewOf(cmd tea.Cmd) *previewMsg {
 		return &msg
 	case tea.BatchMsg:
 		for _, c := range msg {
-			if p := previewOf(c); p != nil {
+			if p := previewMsgOf(c); p != nil {
 				return p
 			}
 		}
@@ -288,7 +288,7 @@ func previewOf(cmd tea.Cmd) *previewMsg {
 // branch): a keystroke returns the preview as a command (Update does not compute it), and the
 // preview it computes is of the draft, fires reminders of the 200 and touches no counter.
 func TestDraftPreviewLongBranch(t *testing.T) {
-	m, _ := previewModel(t, 40)
+	m, _ := benchPreviewModel(t, 40)
 	before := m.chat.Session().Usage()
 	turns := len(m.chat.Session().Turns())
 	press(m, "type:the slow query failed with an error")
@@ -296,7 +296,7 @@ func TestDraftPreviewLongBranch(t *testing.T) {
 	if m.previewText == "the slow query failed with an errors" {
 		t.Fatal("Update computed the preview itself")
 	}
-	p := previewOf(cmd)
+	p := previewMsgOf(cmd)
 	if p == nil || p.text != "the slow query failed with an errors" {
 		t.Fatalf("the keystroke's command gave preview %+v, want one of the draft", p)
 	}

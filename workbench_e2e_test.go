@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -103,6 +104,8 @@ func startPane(t testing.TB, tmux, bin string, w, h int, env []string, args ...s
 // tmuxErr runs a tmux command on the pane's server.
 func (p *pane) tmuxErr(args ...string) (string, error) {
 	cmd := exec.Command(p.tmux, append([]string{"-L", p.socket}, args...)...)
+	// Run inside tmux (TMUX set), the client would refuse to nest a session.
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TMUX=") })
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {

@@ -47,7 +47,8 @@ type numbersJSON struct {
 	} `json:"latency_ms"`
 }
 
-// numbersOfTrace encodes a trace as the headless commands print it and decodes the numbers back.
+// numbersOfTrace encodes a trace as the headless commands print it and decodes the
+// numbers back.
 func numbersOfTrace(t *testing.T, tr *engine.Trace) numbersJSON {
 	t.Helper()
 	raw, err := json.Marshal(tr)

@@ -87,9 +87,12 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 		return err
 	}
 	opt.Theme = th
-	p := tea.NewProgram(tui.New(opt), tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	m := tui.New(opt)
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	_, err = p.Run()
+	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("workbench: %w", err)
 	}
 	return nil

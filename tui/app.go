@@ -91,8 +91,10 @@ type Model struct {
 	// showInspector shows the inspector instead of the transcript below 100 columns.
 	showInspector bool
 
-	// chatMu keeps two Cmds from using the chat at once.
-	chatMu *sync.Mutex
+	// chatMu keeps two Cmds from using the chat at once; sending counts the sends in
+	// flight (Close waits for them).
+	chatMu  *sync.Mutex
+	sending *sync.WaitGroup
 
 	// What the last load read: the header and the inspector draw from these, never from
 	// the chat (which a Cmd may be using).
@@ -146,7 +148,7 @@ func New(opt Options) *Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	m := &Model{opt: opt, chat: opt.Chat, th: th, keys: newKeyMap(), now: now,
 		tr: newTranscript(th, loc, now), comp: newComposer(th), insp: newInspector(th), spin: sp,
-		chatMu: &sync.Mutex{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
+		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
 	m.comp.Focus()
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()
@@ -155,6 +157,15 @@ func New(opt Options) *Model {
 	m.usage = s.Usage()
 	m.tr.SetMessages(s.Messages(), s.Turns())
 	return m
+}
+
+// Close cancels a reply still streaming and waits until it is saved (marked
+// interrupted): call it after the program ends, however it ended.
+func (m *Model) Close() {
+	if m.stream != nil {
+		m.stream.cancel()
+	}
+	m.sending.Wait()
 }
 
 // Init loads the chat's traces, branches and cost.
@@ -431,6 +442,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case areaTranscript:
 		m.transcriptKey(k)
 	case areaInspector:
+		m.syncInspector() // the key acts on what is on screen, also before a frame is drawn
 		return m.act(m.insp.HandleKey(k))
 	}
 	return nil

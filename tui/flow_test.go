@@ -171,3 +171,51 @@ func TestPreviewFollowsDraft(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchBranch: enter on a branch in the Branches tab switches the chat to it (in a
+// Cmd), and the transcript and header follow.
+func TestSwitchBranch(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "branching.script.yaml")
+	c := v.chat(t, "branching-1", nil)
+	m := newModel(t, v, c, 120, 40, Options{})
+	if m.branch != "main-v3" || len(m.branches) != 5 {
+		t.Fatalf("opened on %s with %d branches, want main-v3 of 5", m.branch, len(m.branches))
+	}
+	press(m, "alt+4", "tab", "tab", "home", "enter")
+	if m.branch != "main" || c.Session().Branch() != "main" {
+		t.Fatalf("after enter on the first branch: header %s, session %s; want main", m.branch, c.Session().Branch())
+	}
+	if m.tr.Len() != 3 {
+		t.Errorf("the transcript shows %d turns of main, want 3", m.tr.Len())
+	}
+	if !strings.Contains(m.View(), "branch main (5 branches)") {
+		t.Error("the header does not name the branch switched to")
+	}
+}
+
+// TestCloseSavesInterrupted: a program that ends mid-stream (killed) leaves the partial
+// reply saved, marked interrupted, once Close returns.
+func TestCloseSavesInterrupted(t *testing.T) {
+	v := newEnv(t)
+	pieces := make([]string, 500)
+	for i := range pieces {
+		pieces[i] = "word "
+	}
+	model := &streamModel{pause: 10 * time.Millisecond, started: make(chan struct{}, 1), turns: [][]step{{textStep(pieces...)}}}
+	c := v.chat(t, "", model)
+	m := newModel(t, v, c, 120, 40, Options{})
+	press(m, "type:go on")
+	_, cmd := m.Update(keyMsg("enter"))
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("enter returned %T, want the send, the stream and the spinner", cmd())
+	}
+	go batch[0]() // the send, as the program would run it
+	<-model.started
+	m.Close()
+	msgs := c.Session().Messages()
+	if len(msgs) != 2 || !msgs[1].Interrupted || msgs[1].PlainText() == "" {
+		t.Fatalf("after Close: %d messages; want the partial reply saved, interrupted", len(msgs))
+	}
+}

@@ -103,8 +103,10 @@ func (m *Model) startStream(text string, item *turnItem, run func(ctx context.Co
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &stream{notify: make(chan struct{}, 1), cancel: cancel, item: item, text: text}
 	m.stream = s
-	mu := m.chatMu
+	mu, wg := m.chatMu, m.sending
+	wg.Add(1)
 	send := func() tea.Msg {
+		defer wg.Done()
 		mu.Lock()
 		defer mu.Unlock()
 		s.finish(run(ctx, s.emit))

@@ -223,11 +223,11 @@ var (
 	reportedCompletionRe = regexp.MustCompile(`completion +42 +~\d+`)
 )
 
-// TestWorkbenchEndToEnd runs the real binary in tmux against aimock: two turns, the
+// TestWorkbenchTmuxTwoTurns runs the real binary in tmux against aimock: two turns, the
 // second with a tool call and a reminder fired by one of its words; the Why tab shows the
 // reminder and the Usage tab the usage aimock reported; after quitting, the database
 // holds both turns with their replies and the tool call.
-func TestWorkbenchEndToEnd(t *testing.T) {
+func TestWorkbenchTmuxTwoTurns(t *testing.T) {
 	s := setupE2E(t)
 	start := time.Now()
 	p := startPane(t, s.tmux, s.bin, 160, 45, s.env, s.args()...)
@@ -335,10 +335,10 @@ func checkSaved(t *testing.T, db string) {
 	}
 }
 
-// TestWorkbenchEndToEndResize starts the workbench at 80x24 (the inspector hidden),
+// TestWorkbenchTmuxResize starts the workbench at 80x24 (the inspector hidden),
 // sends one turn, then resizes the window: the screen reflows to the new width, the reply
 // is still there and nothing panicked.
-func TestWorkbenchEndToEndResize(t *testing.T) {
+func TestWorkbenchTmuxResize(t *testing.T) {
 	s := setupE2E(t)
 	p := startPane(t, s.tmux, s.bin, 80, 24, s.env, s.args()...)
 	waitFor(t, p, "ctxlab · new chat", e2eTimeout)
@@ -383,11 +383,11 @@ func maxWidth(screen string) int {
 // text around a title change, a clear screen and an OSC 52 clipboard write.
 const hostileReply = "before the storm \x1b]0;PWNED\x07 title \x1b[2J clear \x1b]52;c;UFdORUQgY2xpcGJvYXJk\x07 clipboard, after the storm"
 
-// TestWorkbenchHostileReply sends a turn whose reply holds escape sequences (set the
+// TestWorkbenchTmuxHostileReply sends a turn whose reply holds escape sequences (set the
 // title, clear the screen, write the clipboard with OSC 52): the pane's title is
 // unchanged, the transcript is still on screen and no paste buffer was set. A control
 // pane that prints the same reply raw shows these checks see each sequence.
-func TestWorkbenchHostileReply(t *testing.T) {
+func TestWorkbenchTmuxHostileReply(t *testing.T) {
 	s := setupE2E(t)
 
 	// The control: the raw bytes do set the title and the buffer on this tmux.

@@ -97,7 +97,14 @@ func startPane(t testing.TB, tmux, bin string, w, h int, env []string, args ...s
 	if _, err := p.tmuxErr(append([]string{"-f", conf}, newArgs...)...); err != nil {
 		t.Fatalf("tmux new-session: %v", err)
 	}
-	t.Cleanup(func() { _, _ = p.tmuxErr("kill-server") })
+	// kill-server leaves the socket file behind: remove it too.
+	sock, _ := p.tmuxErr("display", "-p", "#{socket_path}")
+	t.Cleanup(func() {
+		_, _ = p.tmuxErr("kill-server")
+		if sock = strings.TrimSpace(sock); strings.Contains(filepath.Base(sock), p.socket) {
+			os.Remove(sock)
+		}
+	})
 	return p
 }
 

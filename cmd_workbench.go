@@ -47,6 +47,8 @@ const notTerminalError = "the workbench needs a terminal on stdin and stdout; wi
 func (a *app) addWorkbench(root *cobra.Command) {
 	var wf workbenchFlags
 	// root.Args stays cobra's default, which refuses an unknown command with suggestions.
+	root.Long += "\n\nWith no command, ctxlab opens the workbench, the terminal UI; `ctxlab demo` opens it on a\n" +
+		"demo chat. The commands below are the headless ones, for scripts and pipes."
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.workbench(cmd.Context(), wf, false)
 	}
@@ -59,7 +61,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 	var df workbenchFlags
 	demo := &cobra.Command{
 		Use:   "demo",
-		Short: "open the workbench on the built-in demo chat (in memory: nothing is written)",
+		Short: "Open the workbench on the built-in demo chat (in memory: nothing is written)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.workbench(cmd.Context(), df, true)

@@ -137,7 +137,7 @@ func (m *Model) streamed(msg streamMsg) tea.Cmd {
 	}
 	it.live = nil
 	it.version++
-	return m.load()
+	return m.load(false)
 }
 
 // apply applies one event.

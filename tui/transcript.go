@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -393,13 +394,29 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 	case it.user != nil && (it.rec != nil || t.traces[it.user.ID] != nil) && it.err == "" && !it.pendingReply:
 		out = append(out, "  "+th.Render(themes.Muted, "(no reply)"))
 	}
-	if it.rec != nil && it.rec.Error != "" && it.err == "" {
-		for _, l := range wrapText("✗ "+inert.Text(it.rec.Error), max(w-2, 1)) {
+	if msg := t.turnError(it); msg != "" && it.err == "" && (it.reply != nil || it.live != nil) {
+		if msg == context.Canceled.Error() {
+			msg = "cancelled"
+		}
+		for _, l := range wrapText("✗ "+msg, max(w-2, 1)) {
 			out = append(out, "  "+th.Render(themes.Error, l))
 		}
 	}
 	out = append(out, "")
 	return out
+}
+
+// turnError is the error recorded with a saved turn (a reply cut short), inert.
+func (t *transcript) turnError(it *turnItem) string {
+	if it.rec != nil && it.rec.Error != "" {
+		return inert.Text(it.rec.Error)
+	}
+	if it.user != nil {
+		if tr := t.traces[it.user.ID]; tr != nil {
+			return inert.Text(tr.Error)
+		}
+	}
+	return ""
 }
 
 // header is a turn's header line: number, time, reminders fired, prompt tokens, model.

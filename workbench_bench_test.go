@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+// committedChat commits turns scripted turns (2*turns messages) through the engine into
+// a new SQLite file under the demo context, as the workbench or `ctxlab run` would save
+// them, and returns the file and the chat's id.
+func committedChat(tb testing.TB, turns int) (path, id string) {
+	tb.Helper()
+	ctx := context.Background()
+	path = filepath.Join(tb.TempDir(), "long.db")
+	clock := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	ws, err := ctxapp.Open(ctx, ctxapp.Options{DB: path, Now: func() time.Time { return clock }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ws.Close()
+	file, err := ctxfile.Load("testdata/demo/support.ctx.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s, err := ws.Settings(file, true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e, err := ws.Engine(file, s)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := ws.NewChat(s, e, nil)
+	for i := range turns {
+		reply := fmt.Sprintf("Reply %d: the table has %d rows.\n\n- first point\n- second point\n\n```sql\nselect count(*) from t%d;\n```", i, i*7, i)
+		if _, err := c.SendScripted(ctx, fmt.Sprintf("question %d about the schema", i), reply, nil); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return path, c.ID()
+}
+
+// paneRSS returns the resident memory, in MB, of the process the pane's shell runs
+// (Linux only: ok is false elsewhere or when it cannot be read).
+func paneRSS(p *pane) (mb float64, ok bool) {
+	if runtime.GOOS != "linux" {
+		return 0, false
+	}
+	shell := strings.TrimSpace(p.run("display", "-p", "-t", "s", "#{pane_pid}"))
+	kids, err := os.ReadFile(filepath.Join("/proc", shell, "task", shell, "children"))
+	if err != nil || len(strings.Fields(string(kids))) == 0 {
+		return 0, false
+	}
+	status, err := os.ReadFile(filepath.Join("/proc", strings.Fields(string(kids))[0], "status"))
+	if err != nil {
+		return 0, false
+	}
+	for _, l := range strings.Split(string(status), "\n") {
+		if v, found := strings.CutPrefix(l, "VmRSS:"); found {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			return float64(kb) / 1024, err == nil
+		}
+	}
+	return 0, false
+}
+
+// BenchmarkWorkbenchProcess10k times the whole process opening a saved 10,000-message
+// chat (5,000 turns committed through the engine once) in tmux at 160x50: from starting
+// it (tmux new-session, which starts a server of its own) to the first capture showing
+// the header and the last turn (first-ms), and to the first showing the turns' recorded
+// numbers, loaded after the first frame (full-ms); then the process's resident memory
+// (rss-MB). Captures are polled every few milliseconds, so the times are upper bounds by
+// about that much. Skipped without tmux (failed with CTXLAB_TMUX_REQUIRED=1).
+func BenchmarkWorkbenchProcess10k(b *testing.B) {
+	tmux := needTmux(b)
+	bin := buildCtxlab(b)
+	db, id := committedChat(b, 5000)
+	var env []string
+	for k, v := range ctxlabTestEnv(b) {
+		env = append(env, k+"="+v)
+	}
+	env = append(env, "NO_COLOR=1")
+	var firsts, fulls []time.Duration
+	var rss []float64
+	for b.Loop() {
+		start := time.Now()
+		p := startPane(b, tmux, bin, 160, 50, env, "--db", db, "--chat", id, "--context", "testdata/demo/support.ctx.yaml", "--theme", "mono")
+		waitUntil(b, p, "the first frame of the chat", e2eTimeout, func(s string) bool {
+			return strings.Contains(s, "ctxlab · question 0 about the schema") && strings.Contains(s, "turn 5000")
+		})
+		firsts = append(firsts, time.Since(start))
+		waitFor(b, p, "tok · [scripted]", e2eTimeout)
+		fulls = append(fulls, time.Since(start))
+		b.StopTimer()
+		if mb, ok := paneRSS(p); ok {
+			rss = append(rss, mb)
+		}
+		p.keys("C-c")
+		waitFor(b, p, "ctxlab exited: 0", e2eTimeout)
+		_, _ = p.tmuxErr("kill-server")
+		b.StartTimer()
+	}
+	slices.Sort(firsts)
+	slices.Sort(fulls)
+	b.ReportMetric(float64(firsts[len(firsts)/2].Microseconds())/1000, "first-ms")
+	b.ReportMetric(float64(fulls[len(fulls)/2].Microseconds())/1000, "full-ms")
+	if len(rss) > 0 {
+		slices.Sort(rss)
+		b.ReportMetric(rss[len(rss)/2], "rss-MB")
+	}
+}

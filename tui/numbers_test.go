@@ -193,12 +193,12 @@ func traceNumbers(j numbersJSON) turnNumbers {
 		w.usage["prompt reported"], w.usage["completion reported"] = strconv.Itoa(r.Prompt), strconv.Itoa(r.Completion)
 		w.usage["prompt diff"] = "n/a"
 		if u.Difference != nil {
-			w.usage["prompt diff"] = signed(*u.Difference)
+			w.usage["prompt diff"] = signedText(*u.Difference)
 		}
-		w.usage["completion diff"] = signed(r.Completion - u.Estimated.Completion)
+		w.usage["completion diff"] = signedText(r.Completion - u.Estimated.Completion)
 	}
 	if u.CostUSD != nil {
-		w.usage["cost"] = usd(*u.CostUSD)
+		w.usage["cost"] = costText(*u.CostUSD)
 	}
 	if j.Latency.TTFT > 0 || j.Latency.Total > 0 {
 		w.usage["ttft"], w.usage["total"] = strconv.FormatInt(j.Latency.TTFT, 10), strconv.FormatInt(j.Latency.Total, 10)

@@ -197,8 +197,7 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	commit := chat.Commit{ChatID: s.chat.ID, Branch: s.view.name, ExpectHead: s.view.head,
 		NewHead: res.Assistant.ID, NewBranch: newBranch, Messages: msgs, Turns: []chat.Turn{res.Turn}, Activate: newBranch != nil}
 	if s.draft {
-		c := s.chat
-		commit.NewChat = &c
+		commit.NewChat = s.firstSave(&p.User)
 	}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
 	ctx = context.WithoutCancel(ctx)
@@ -210,6 +209,9 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		err = fmt.Errorf("save turn: %w", err)
 		emit(EventFailed{Err: err})
 		return nil, err
+	}
+	if s.draft && commit.NewChat != nil {
+		s.chat.Title = commit.NewChat.Title
 	}
 	s.draft = false
 	for i := range msgs {
@@ -297,4 +299,16 @@ func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
 		turn.Reported = &fixed
 	}
 	return &TurnResult{Plan: p, Assistant: asst, Turn: turn, cost: e.priced(&turn)}
+}
+
+// firstSave is the record a chat not saved yet is saved with by its first turn: an
+// untitled chat takes its title from the first user message (what the user typed, without
+// the reminders baked into it), as a script's chat does.
+func (s *Session) firstSave(user *chat.Message) *chat.Chat {
+	c := s.chat
+	if c.Title == "" {
+		typed := stripReminders(user)
+		c.Title = chat.TitleFrom(typed.PlainText())
+	}
+	return &c
 }

@@ -66,3 +66,30 @@ func TestStartSavesWithFirstTurn(t *testing.T) {
 		t.Errorf("main changed: %v %q", err, pathTexts(saved))
 	}
 }
+
+// TestStartTitlesFromFirstMessage checks that an untitled chat opened with Start takes its
+// title from what the user typed first, without the reminders baked into it, for a turn
+// answered and for one left unanswered.
+func TestStartTitlesFromFirstMessage(t *testing.T) {
+	for _, unanswered := range []bool{false, true} {
+		h := newHarness(t, `reminders: [{id: r, text: Be brief.}]`)
+		s := h.eng.Start(chat.Chat{ID: "untitled"})
+		in := UserInput{Text: "why did my\nquery fail?", At: at(1)}
+		var err error
+		if unanswered {
+			_, err = s.SendUnanswered(h.ctx, in)
+		} else {
+			_, err = s.Send(h.ctx, in, &Scripted{Text: "a lock"})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved, err := h.store.Chat(h.ctx, "untitled")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "why did my query fail?"; saved.Title != want || s.Chat().Title != want {
+			t.Errorf("unanswered %v: saved title %q, session title %q; want %q", unanswered, saved.Title, s.Chat().Title, want)
+		}
+	}
+}

@@ -27,8 +27,7 @@ func (s *Session) SendUnanswered(ctx context.Context, in UserInput) (*TurnResult
 	commit := chat.Commit{ChatID: s.chat.ID, Branch: s.view.name, ExpectHead: s.view.head, NewHead: p.User.ID,
 		Messages: []chat.Message{p.User}, Turns: []chat.Turn{res.Turn}}
 	if s.draft {
-		c := s.chat
-		commit.NewChat = &c
+		commit.NewChat = s.firstSave(&p.User)
 	}
 	ctx = context.WithoutCancel(ctx)
 	err := s.e.store.Commit(ctx, commit)
@@ -37,6 +36,9 @@ func (s *Session) SendUnanswered(ctx context.Context, in UserInput) (*TurnResult
 	}
 	if err != nil {
 		return nil, fmt.Errorf("save message: %w", err)
+	}
+	if s.draft && commit.NewChat != nil {
+		s.chat.Title = commit.NewChat.Title
 	}
 	s.draft = false
 	user := p.User

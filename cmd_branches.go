@@ -5,6 +5,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 )
 
 func (a *app) branchesCommand() *cobra.Command {
@@ -14,16 +16,12 @@ func (a *app) branchesCommand() *cobra.Command {
 		Short: "List a chat's branches with their turn counts and heads (* marks the active one)",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			db, err := a.openSavedDB()
+			w, err := ctxapp.OpenSaved(cmd.Context(), a.options())
 			if err != nil {
 				return err
 			}
-			defer db.Close()
-			c, err := db.Chat(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			list, err := db.Branches(cmd.Context(), c.ID)
+			defer w.Close()
+			c, list, err := w.Branches(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
-	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -18,15 +16,7 @@ func (a *app) configCommand() *cobra.Command {
 		Short: "Print the resolved model settings and where each came from (the API key masked)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var file *ctxfile.File
-			if contextPath != "" {
-				f, err := ctxfile.Load(contextPath)
-				if err != nil {
-					return err
-				}
-				file = f
-			}
-			s, err := a.settings(file, true)
+			s, err := ctxapp.LoadSettings(a.modelFlags(), contextPath, true)
 			if err != nil {
 				return err
 			}
@@ -53,16 +43,9 @@ func (a *app) modelsCommand() *cobra.Command {
 		Short: "List the models the configured server offers",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.settings(nil, false)
+			names, err := ctxapp.ServerModels(cmd.Context(), a.modelFlags())
 			if err != nil {
 				return err
-			}
-			if !s.Configured() {
-				return errors.New("no model server is configured: set --base-url or OPENAI_API_KEY, or a config profile (see ctxlab config)")
-			}
-			names, err := ctxapp.Models(cmd.Context(), s)
-			if err != nil {
-				return fmt.Errorf("model: %w", err)
 			}
 			for _, n := range names {
 				fmt.Fprintln(a.stdout, n)

@@ -2,14 +2,10 @@ package main
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
-	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
 func (a *app) promptCommand() *cobra.Command {
@@ -23,36 +19,15 @@ func (a *app) promptCommand() *cobra.Command {
 			if contextPath == "" {
 				return &usageError{"prompt needs --context FILE"}
 			}
-			file, err := ctxfile.Load(contextPath)
+			res, err := ctxapp.Prompt(cmd.Context(), a.modelFlags(), contextPath, user, at)
 			if err != nil {
 				return err
 			}
-			settings, err := a.settings(file, true)
-			if err != nil {
-				return err
-			}
-			eng, err := ctxapp.NewEngine(file, engine.NewMemStore(nil), settings, nil)
-			if err != nil {
-				return err
-			}
-			sess, err := eng.Create(cmd.Context(), chat.Chat{ID: "prompt"})
-			if err != nil {
-				return err
-			}
-			in := engine.UserInput{Text: user}
-			if at != "" {
-				t, err := time.Parse(time.RFC3339, at)
-				if err != nil {
-					return &usageError{fmt.Sprintf("--at %q is not an RFC 3339 time like 2026-03-27T14:30:00Z", at)}
-				}
-				in.At = t
-			}
-			plan := sess.Preview(in)
-			trace := engine.PlanTrace("", plan)
+			plan, trace := res.Plan, res.Trace
 			if asJSON {
 				return writeJSONLine(a.stdout, trace)
 			}
-			fmt.Fprintf(a.stdout, "── system prompt · %s · ~%d tokens\n%s\n\n", file.Renderer,
+			fmt.Fprintf(a.stdout, "── system prompt · %s · ~%d tokens\n%s\n\n", res.File.Renderer,
 				plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
 			writeTurn(a.stdout, &trace, user, "")
 			fmt.Fprintf(a.stdout, "  %-16s model %s · %d messages · %d tools\n", "request:",

@@ -11,7 +11,6 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
-	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
 func (a *app) replayCommand() *cobra.Command {
@@ -26,38 +25,9 @@ func (a *app) replayCommand() *cobra.Command {
 			"writes to the chat.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file := &ctxfile.File{Renderer: "xml"}
-			if contextPath != "" {
-				f, err := ctxfile.Load(contextPath)
-				if err != nil {
-					return err
-				}
-				file = f
-			}
-			settings, err := a.settings(file, true)
-			if err != nil {
-				return err
-			}
-			db, err := a.openSavedDB()
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			eng, err := ctxapp.NewEngine(file, db, settings, nil)
-			if err != nil {
-				return err
-			}
 			out := bufio.NewWriter(a.stdout)
 			lines := &jsonLines{w: out}
-			turns, changed := 0, 0
-			err = eng.Replay(cmd.Context(), args[0], contextPath != "", func(t *engine.Trace) error {
-				turns++
-				for _, d := range t.Decisions {
-					if d.Was != nil {
-						changed++
-					}
-				}
-				changed += len(t.Removed)
+			stats, err := ctxapp.Replay(cmd.Context(), a.options(), args[0], contextPath, func(t *engine.Trace) error {
 				if asJSON {
 					return lines.write(t)
 				}
@@ -65,9 +35,9 @@ func (a *app) replayCommand() *cobra.Command {
 				return nil
 			})
 			if err == nil && !asJSON {
-				summary := fmt.Sprintf("── %d turns replayed", turns)
+				summary := fmt.Sprintf("── %d turns replayed", stats.Turns)
 				if contextPath != "" {
-					summary += fmt.Sprintf(" under %s · %d decisions changed", contextPath, changed)
+					summary += fmt.Sprintf(" under %s · %d decisions changed", contextPath, stats.Changed)
 				}
 				fmt.Fprintln(out, summary)
 			}

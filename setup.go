@@ -4,7 +4,6 @@ import (
 	"context"
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
-	"github.com/ctxlab/ctxlab/engine/ctxfile"
 	"github.com/ctxlab/ctxlab/llm/config"
 	"github.com/ctxlab/ctxlab/store"
 )
@@ -38,9 +37,4 @@ func (a *app) openSavedDB() (*store.DB, error) {
 		return nil, err
 	}
 	return w.Store(), nil
-}
-
-// settings resolves the model settings; offline commands never run api_key_cmd.
-func (a *app) settings(file *ctxfile.File, offline bool) (config.Settings, error) {
-	return ctxapp.ResolveSettings(a.modelFlags(), file, offline)
 }

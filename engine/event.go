@@ -6,7 +6,9 @@ import "github.com/ctxlab/ctxlab/engine/chat"
 // WithEvents) delivers them in order, on the goroutine that sends: EventPlanned first,
 // then what the replier reports (EventRequest, EventText, EventToolCall,
 // EventToolAnswered, EventUsage), and last exactly one of EventSaved or EventFailed,
-// which is never dropped.
+// which is never dropped. Events share memory with the session (the plan, the requests,
+// the result): a receiver reads them and does not change them, and one that keeps them
+// past the send (another goroutine) copies what it needs or waits for the send to return.
 //
 // A reply cut short (cancelled, the stream broken) is saved, marked interrupted: it ends
 // with EventSaved whose Err is the error that cut it, not with a separate event.

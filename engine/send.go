@@ -138,6 +138,10 @@ type TurnResult struct {
 	cost *float64
 }
 
+// CostUSD returns the turn's cost in USD (as its trace gives it), or nil when it has none
+// (a scripted reply without usage) or its model's price is unknown.
+func (r *TurnResult) CostUSD() *float64 { return r.cost }
+
 // priced returns the USD cost of a turn (chat.Turn.Priced), or nil when it has none or
 // the price is unknown.
 func (e *Engine) priced(t *chat.Turn) *float64 {

@@ -431,6 +431,7 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	case areaTranscript:
 		m.transcriptKey(k)
 	case areaInspector:
+		m.syncInspector() // the key acts on what is on screen, also before a frame is drawn
 		return m.act(m.insp.HandleKey(k))
 	}
 	return nil

@@ -171,3 +171,25 @@ func TestPreviewFollowsDraft(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchBranch: enter on a branch in the Branches tab switches the chat to it (in a
+// Cmd), and the transcript and header follow.
+func TestSwitchBranch(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "branching.script.yaml")
+	c := v.chat(t, "branching-1", nil)
+	m := newModel(t, v, c, 120, 40, Options{})
+	if m.branch != "main-v3" || len(m.branches) != 5 {
+		t.Fatalf("opened on %s with %d branches, want main-v3 of 5", m.branch, len(m.branches))
+	}
+	press(m, "alt+4", "tab", "tab", "home", "enter")
+	if m.branch != "main" || c.Session().Branch() != "main" {
+		t.Fatalf("after enter on the first branch: header %s, session %s; want main", m.branch, c.Session().Branch())
+	}
+	if m.tr.Len() != 3 {
+		t.Errorf("the transcript shows %d turns of main, want 3", m.tr.Len())
+	}
+	if !strings.Contains(m.View(), "branch main (5 branches)") {
+		t.Error("the header does not name the branch switched to")
+	}
+}

@@ -38,7 +38,7 @@ func (m *Model) helpGroups() []helpGroup {
 	if m.scripted {
 		groups = append(groups, helpGroup{Title: "composer, scripted reply step", Keys: []key.Binding{k.SaveReply, k.Unanswered}})
 	}
-	groups = append(groups, helpGroup{Title: "transcript", Keys: append(k.transcript(), m.mouseHelp()...)})
+	groups = append(groups, helpGroup{Title: "transcript", Keys: k.transcript(), Extra: []helpRow{mouseRow}})
 	if ks := m.insp.Keys(); len(ks) > 0 {
 		groups = append(groups, helpGroup{Title: "inspector", Keys: ks})
 	}
@@ -46,25 +46,34 @@ func (m *Model) helpGroups() []helpGroup {
 	return groups
 }
 
-// mouseHelp documents the mouse, which is not a key binding.
-func (m *Model) mouseHelp() []key.Binding {
-	return []key.Binding{key.NewBinding(key.WithKeys(), key.WithHelp("wheel/click", "scroll the pane under the pointer; select a turn"))}
-}
+// mouseRow documents the mouse, which has no key binding.
+var mouseRow = helpRow{"wheel, click", "scroll the pane under the pointer; select a turn"}
 
 // helpLines renders the help overlay's lines for a width: a title per group and one
 // row per binding, the five tab bindings of a kind folded into one row.
 func (m *Model) helpLines(width int) []string {
 	th := m.th
 	var out []string
-	keyW := 18
-	for _, g := range m.helpGroups() {
-		out = append(out, th.Render(themes.Focus, g.Title))
-		rows := helpRows(g.Keys)
-		rows = foldTabs(rows)
-		for _, r := range rows {
-			line := "  " + th.Render(themes.Key, padRight(r.keys, keyW)) + " " + r.desc
-			out = append(out, truncate(line, width))
+	groups := m.helpGroups()
+	keyW := 0
+	for _, g := range groups {
+		for _, r := range append(foldTabs(helpRows(g.Keys)), g.Extra...) {
+			keyW = max(keyW, len([]rune(r.keys))+2)
 		}
+	}
+	for _, g := range groups {
+		out = append(out, th.Render(themes.Focus, g.Title))
+		for _, r := range append(foldTabs(helpRows(g.Keys)), g.Extra...) {
+			// The description wraps under itself rather than being cut.
+			for i, d := range wrapText(r.desc, max(width-2-keyW-1, 8)) {
+				k := ""
+				if i == 0 {
+					k = r.keys
+				}
+				out = append(out, truncate("  "+th.Render(themes.Key, padRight(k, keyW))+" "+d, width))
+			}
+		}
+
 	}
 	return out
 }

@@ -39,24 +39,24 @@ func newKeyMap() *keyMap {
 	k := &keyMap{
 		NextFocus: b("tab", "next area", "tab"),
 		PrevFocus: b("shift+tab", "previous area", "shift+tab"),
-		Inspector: b("alt+i", "show/hide the inspector (narrow screens)", "alt+i"),
-		Esc:       b("esc", "cancel the reply; close; focus the composer", "esc"),
-		Quit:      b("ctrl+c", "cancel the reply; quit when idle", "ctrl+c"),
+		Inspector: b("alt+i", "inspector instead of transcript (below 100 columns)", "alt+i"),
+		Esc:       b("esc", "cancel the reply, or back to the composer", "esc"),
+		Quit:      b("ctrl+c", "cancel the reply, or quit", "ctrl+c"),
 		Help:      b("f1", "help", "f1"),
 		HelpQ:     b("?", "help (outside the composer)", "?"),
 
 		Send:    b("enter", "send", "enter"),
-		Newline: b("alt+enter/ctrl+j", "new line", "alt+enter", "ctrl+j"),
-		Editor:  b("ctrl+x", "edit in $EDITOR", "ctrl+x"),
-		History: b("up", "previous message (empty draft)", "up"),
+		Newline: b("alt+enter", "new line (also ctrl+j)", "alt+enter", "ctrl+j"),
+		Editor:  b("ctrl+x", "$EDITOR", "ctrl+x"),
+		History: b("up", "messages sent (empty draft)", "up"),
 
-		SaveReply:  b("enter", "save as the model's reply", "enter"),
-		Unanswered: b("esc", "leave the message unanswered", "esc"),
+		SaveReply:  b("enter", "save as the reply", "enter"),
+		Unanswered: b("esc", "no reply", "esc"),
 
-		Up:         b("up/k", "previous turn", "up", "k"),
-		Down:       b("down/j", "next turn", "down", "j"),
-		Top:        b("home/g", "first turn", "home", "g"),
-		Bottom:     b("end/G", "last turn", "end", "G"),
+		Up:         b("↑/k", "previous turn", "up", "k"),
+		Down:       b("↓/j", "next turn", "down", "j"),
+		Top:        b("home/g", "first", "home", "g"),
+		Bottom:     b("end/G", "last", "end", "G"),
 		PageUp:     b("pgup", "page up", "pgup"),
 		PageDown:   b("pgdown", "page down", "pgdown"),
 		ToggleTool: b("enter", "open/close tool calls", "enter"),
@@ -77,6 +77,8 @@ func newKeyMap() *keyMap {
 type helpGroup struct {
 	Title string
 	Keys  []key.Binding
+	// Extra rows document what is not a key (the mouse).
+	Extra []helpRow
 }
 
 // composer returns the composer's bindings.

@@ -50,29 +50,17 @@ type Workspace struct {
 // Open opens the chat database, creating it (and the data directory, for the default
 // path) if needed.
 func Open(ctx context.Context, opt Options) (*Workspace, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	path, err := DBPath(opt.DB)
-	if err != nil {
-		return nil, err
-	}
-	if path != store.Memory && opt.DB == "" && os.Getenv("CTXLAB_DB") == "" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("create the data directory: %w", err)
-		}
-	}
-	db, err := store.Open(path) // its errors name the file
-	if err != nil {
-		return nil, err
-	}
-	return &Workspace{opt: opt, path: path, db: db}, nil
+	return openWorkspace(ctx, opt, true)
 }
 
 // OpenSaved opens the chat database for a command that only reads it: a database that
 // does not exist is an error (*NoDatabaseError), not a new empty file, so a mistyped --db
 // creates nothing.
 func OpenSaved(ctx context.Context, opt Options) (*Workspace, error) {
+	return openWorkspace(ctx, opt, false)
+}
+
+func openWorkspace(ctx context.Context, opt Options, create bool) (*Workspace, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -80,12 +68,18 @@ func OpenSaved(ctx context.Context, opt Options) (*Workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	if path != store.Memory {
+	switch {
+	case path == store.Memory:
+	case !create:
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, &NoDatabaseError{Path: path}
 		}
+	case opt.DB == "" && os.Getenv("CTXLAB_DB") == "":
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("create the data directory: %w", err)
+		}
 	}
-	db, err := store.Open(path)
+	db, err := store.Open(path) // its errors name the file
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +99,8 @@ func (w *Workspace) Close() error { return w.db.Close() }
 // DBPath returns the path of the workspace's database.
 func (w *Workspace) DBPath() string { return w.path }
 
-// Store returns the database, for what the application layer does not cover yet (import
-// and export).
+// Store returns the database, for the commands the application layer does not cover yet
+// (import and export). The workbench does not need it.
 func (w *Workspace) Store() *store.DB { return w.db }
 
 // DBPath resolves the chat database: flag (--db) when set, else $CTXLAB_DB, else ctxlab.db

@@ -164,8 +164,8 @@ func TestScriptedChat(t *testing.T) {
 	if !c.Scripted() || c.ModelLabel() != "SCRIPTED" {
 		t.Errorf("got scripted %v label %q, want a scripted chat", c.Scripted(), c.ModelLabel())
 	}
-	if _, err := c.Send(ctx, "hello", nil); !errors.Is(err, ErrNoModel) {
-		t.Errorf("live send in a scripted chat: got %v, want ErrNoModel", err)
+	if _, err := c.Send(ctx, "hello", nil); !errors.Is(err, ErrNoServer) {
+		t.Errorf("live send in a scripted chat: got %v, want ErrNoServer", err)
 	}
 	if traces, err := c.Traces(ctx); err != nil || len(traces) != 0 {
 		t.Errorf("unsaved chat: got %d traces, %v, want none", len(traces), err)
@@ -237,8 +237,8 @@ func TestScriptedChat(t *testing.T) {
 	}
 
 	// Edit and regenerate branch; a live one needs a model.
-	if _, err := c.Regenerate(ctx, nil, nil); !errors.Is(err, ErrNoModel) {
-		t.Errorf("live regenerate in a scripted chat: got %v, want ErrNoModel", err)
+	if _, err := c.Regenerate(ctx, nil, nil); !errors.Is(err, ErrNoServer) {
+		t.Errorf("live regenerate in a scripted chat: got %v, want ErrNoServer", err)
 	}
 	again := "Yes, still."
 	if res, err := c.Regenerate(ctx, &again, nil); err != nil || res.Turn.Branch != "main-v2" || c.Session().Branch() != "main-v2" {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine"
@@ -22,9 +21,6 @@ type Chat struct {
 	e        *engine.Engine
 	recorded bool
 }
-
-// ErrNoModel is the error of a live send in a chat with no model configured.
-var ErrNoModel = errors.New("no model server is configured: set --base-url or OPENAI_API_KEY, or a config profile (see ctxlab config)")
 
 // NewChat starts a new chat (engine.Start): it is saved with its first turn, so a first
 // turn that fails leaves nothing behind. s are the settings e was built with (for prices
@@ -68,11 +64,11 @@ func (c *Chat) Preview(text string, at time.Time) engine.Trace {
 }
 
 // Send sends text to the live model, delivering the turn's events to emit (nil: none). It
-// returns ErrNoModel in a scripted chat. As engine.Session.Send, a reply cut short is
+// returns ErrNoServer in a scripted chat. As engine.Session.Send, a reply cut short is
 // saved and returned with its error.
 func (c *Chat) Send(ctx context.Context, text string, emit func(engine.Event)) (*engine.TurnResult, error) {
 	if c.model == nil {
-		return nil, ErrNoModel
+		return nil, ErrNoServer
 	}
 	return c.recordAfter(ctx)(c.sess.Send(ctx, engine.UserInput{Text: text}, c.model, engine.WithEvents(emit)))
 }
@@ -161,7 +157,7 @@ func (c *Chat) replier(reply *string) (engine.Replier, error) {
 		return &engine.Scripted{Text: *reply}, nil
 	}
 	if c.model == nil {
-		return nil, ErrNoModel
+		return nil, ErrNoServer
 	}
 	return c.model, nil
 }

@@ -1,0 +1,271 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/diag"
+	"github.com/ctxlab/ctxlab/engine/script"
+)
+
+// LoadSettings resolves the model settings under flags, with the model block of the
+// context file at contextPath when it is not "" (see ResolveSettings).
+func LoadSettings(flags Flags, contextPath string, offline bool) (Settings, error) {
+	var file *ctxfile.File
+	if contextPath != "" {
+		f, err := ctxfile.Load(contextPath)
+		if err != nil {
+			return Settings{}, err
+		}
+		file = f
+	}
+	return ResolveSettings(flags, file, offline)
+}
+
+// ErrNoServer is asking a model server when none is configured: for its models, or for a
+// reply in a chat with no model.
+var ErrNoServer = errors.New("no model server is configured: set --base-url or OPENAI_API_KEY, or a config profile (see ctxlab config)")
+
+// ServerModels lists the models the server the flags configure offers (ErrNoServer when
+// none is configured). A failure of the server is an error beginning "model: ".
+func ServerModels(ctx context.Context, flags Flags) ([]string, error) {
+	s, err := ResolveSettings(flags, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Configured() {
+		return nil, ErrNoServer
+	}
+	names, err := Models(ctx, s)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return names, nil
+}
+
+// PromptResult is a first turn planned and not sent: what `ctxlab prompt` shows.
+type PromptResult struct {
+	File  *ctxfile.File
+	Plan  *engine.Plan
+	Trace engine.Trace
+}
+
+// Prompt plans the first turn of a new chat under the context file at contextPath, with
+// user as the user's text, at the RFC 3339 time at ("": now), offline: nothing is sent or
+// saved. A malformed at is a *UsageError.
+func Prompt(ctx context.Context, flags Flags, contextPath, user, at string) (*PromptResult, error) {
+	file, err := ctxfile.Load(contextPath)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := ResolveSettings(flags, file, true)
+	if err != nil {
+		return nil, err
+	}
+	eng, err := NewEngine(file, engine.NewMemStore(nil), settings, nil)
+	if err != nil {
+		return nil, err
+	}
+	sess, err := eng.Create(ctx, chat.Chat{ID: "prompt"})
+	if err != nil {
+		return nil, err
+	}
+	in := engine.UserInput{Text: user}
+	if at != "" {
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			return nil, &UsageError{fmt.Sprintf("--at %q is not an RFC 3339 time like 2026-03-27T14:30:00Z", at)}
+		}
+		in.At = t
+	}
+	plan := sess.Preview(in)
+	return &PromptResult{File: file, Plan: plan, Trace: engine.PlanTrace("", plan)}, nil
+}
+
+// ReplayStats counts what a replay walked.
+type ReplayStats struct {
+	Turns int
+	// Changed counts the decisions a re-evaluation changed or removed.
+	Changed int
+}
+
+// Replay walks the active branch of a saved chat in the database opt names and calls fn
+// with each turn's trace: as recorded when contextPath is "", else re-evaluated under the
+// context file at contextPath (engine.Replay). It never writes to the chat; a database
+// that does not exist is a *NoDatabaseError.
+func Replay(ctx context.Context, opt Options, chatID, contextPath string, fn func(*engine.Trace) error) (ReplayStats, error) {
+	var stats ReplayStats
+	file := &ctxfile.File{Renderer: replayFile.Renderer}
+	if contextPath != "" {
+		f, err := ctxfile.Load(contextPath)
+		if err != nil {
+			return stats, err
+		}
+		file = f
+	}
+	settings, err := ResolveSettings(opt.Flags, file, true)
+	if err != nil {
+		return stats, err
+	}
+	w, err := OpenSaved(ctx, opt)
+	if err != nil {
+		return stats, err
+	}
+	defer w.Close()
+	eng, err := w.Engine(file, settings)
+	if err != nil {
+		return stats, err
+	}
+	err = eng.Replay(ctx, chatID, contextPath != "", func(t *engine.Trace) error {
+		stats.Turns++
+		for _, d := range t.Decisions {
+			if d.Was != nil {
+				stats.Changed++
+			}
+		}
+		stats.Changed += len(t.Removed)
+		return fn(t)
+	})
+	return stats, err
+}
+
+// Branches returns a saved chat and its branches with their turn counts and heads.
+func (w *Workspace) Branches(ctx context.Context, chatID string) (chat.Chat, []chat.BranchInfo, error) {
+	c, err := w.db.Chat(ctx, chatID)
+	if err != nil {
+		return chat.Chat{}, nil, err
+	}
+	list, err := w.db.Branches(ctx, c.ID)
+	if err != nil {
+		return chat.Chat{}, nil, err
+	}
+	return c, list, nil
+}
+
+// ScriptRun is a script to play (`ctxlab run`).
+type ScriptRun struct {
+	// Path is the script file.
+	Path string
+	// Context is the context file; "" takes the script's context:.
+	Context string
+	// OnTurn is called after each turn (and regenerated reply) is saved; OnStep after each
+	// branch operation, with a line describing it. Either may be nil.
+	OnTurn func(st *script.Step, res *engine.TurnResult)
+	OnStep func(st *script.Step, what string)
+}
+
+// ScriptResult is a script played.
+type ScriptResult struct {
+	// Session is the script's chat, on the branch the script left active.
+	Session *engine.Session
+	// RunCost is the cost of the turns this run sent; RunPriced is false when none had a
+	// price.
+	RunCost   float64
+	RunPriced bool
+	// ChatCost is the cost of the whole chat (every branch, every run); ChatPriced is
+	// false when the price of some model it used is unknown.
+	ChatCost   float64
+	ChatPriced bool
+}
+
+// RunScript plays a script: it loads it and its context file, resolves the settings (a
+// script whose turns all have scripted replies resolves them offline), checks the script
+// against the file and the settings, names the server's model when a turn needs it and no
+// setting names one, then plays the script in memory over the database (a dry run: a step
+// that cannot be done is found before anything is sent or written), and only then for
+// real. Problems of the script are *diag.Error at their step; nothing is written when
+// there is one.
+func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, error) {
+	sc, err := script.Load(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	contextPath := r.Context
+	if contextPath == "" {
+		contextPath = sc.Context
+		if _, err := os.Stat(contextPath); contextPath != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, diag.Errorf(sc.Path, sc.ContextAt.Line, sc.ContextAt.Col, "context: %s: no such file", contextPath)
+		}
+	}
+	if contextPath == "" {
+		return nil, &diag.Error{File: sc.Path, Line: 1, Col: 1, Msg: "the script names no context file; add context: or give --context FILE"}
+	}
+	file, err := ctxfile.Load(contextPath)
+	if err != nil {
+		return nil, err
+	}
+	asks := NeedsModel(sc)
+	settings, err := ResolveSettings(opt.Flags, file, !asks)
+	if err != nil {
+		return nil, err
+	}
+	if err := script.Check(sc, file, settings.Configured()); err != nil {
+		return nil, err
+	}
+	if asks && settings.Configured() && !settings.Model.IsSet() {
+		if err := NameServerModel(ctx, &settings); err != nil {
+			return nil, err
+		}
+	}
+	w, err := Open(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+
+	dry, err := NewEngine(file, engine.NewMemStore(w.db), settings, opt.Now)
+	if err != nil {
+		return nil, err
+	}
+	dryRun := script.Runner{Engine: dry, Model: &engine.Scripted{Text: "(dry run)"}}
+	if _, err := dryRun.Run(ctx, sc); err != nil {
+		if diag.IsInvalidInput(err) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("checking the script: %w", err)
+	}
+
+	eng, err := w.Engine(file, settings)
+	if err != nil {
+		return nil, err
+	}
+	res := &ScriptResult{}
+	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep}
+	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
+		if usd := tr.CostUSD(); usd != nil {
+			res.RunCost += *usd
+			res.RunPriced = true
+		}
+		if r.OnTurn != nil {
+			r.OnTurn(st, tr)
+		}
+	}
+	res.Session, err = runner.Run(ctx, sc)
+	if err != nil {
+		return nil, err
+	}
+	if usd, known, err := w.ChatCost(ctx, settings, res.Session.Chat().ID); err == nil {
+		res.ChatCost, res.ChatPriced = usd, known
+	}
+	return res, nil
+}
+
+// NeedsModel reports whether some step of the script asks the model.
+func NeedsModel(sc *script.Script) bool {
+	for _, st := range sc.Steps {
+		switch st.Kind {
+		case script.StepTurn, script.StepEdit, script.StepRegenerate:
+			if st.Reply == nil {
+				return true
+			}
+		}
+	}
+	return false
+}

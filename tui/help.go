@@ -33,7 +33,7 @@ func (m *Model) helpGroups() []helpGroup {
 	// The tabs: one row each for alt+N and N (see helpLines).
 	groups[0].Keys = append(groups[0].Keys, k.Tabs[:]...)
 	groups[0].Keys = append(groups[0].Keys, k.TabDigits[:]...)
-	groups[0].Keys = append(groups[0].Keys, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
+	groups[0].Keys = append(groups[0].Keys, k.Inspector, k.Reload, k.Chats, k.Esc, k.Quit, k.Help, k.HelpQ)
 	groups = append(groups, helpGroup{Title: "composer", Keys: k.composer()})
 	if m.scripted {
 		groups = append(groups, helpGroup{Title: "composer, scripted reply step", Keys: []key.Binding{k.SaveReply, k.Unanswered}})
@@ -42,6 +42,8 @@ func (m *Model) helpGroups() []helpGroup {
 	if ks := m.insp.Keys(); len(ks) > 0 {
 		groups = append(groups, helpGroup{Title: "inspector", Keys: ks})
 	}
+	groups = append(groups, helpGroup{Title: "inspector, after a reload", Keys: []key.Binding{k.WouldSend}})
+	groups = append(groups, helpGroup{Title: "chats (ctrl+o); type to filter", Keys: k.chats()})
 	groups = append(groups, helpGroup{Title: "help", Keys: []key.Binding{k.CloseHelp}})
 	return groups
 }

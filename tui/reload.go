@@ -257,7 +257,7 @@ func (m *Model) fileMark() string {
 	if it == nil || it.user == nil || !m.rl.changed[it.user.ID] {
 		return ""
 	}
-	return " (changed since this turn)"
+	return " (changed)"
 }
 
 // reloadOverlay draws the reload errors in width x height.

@@ -307,8 +307,21 @@ func (m *Model) chatsKey(k tea.KeyMsg) tea.Cmd {
 				return nil
 			}
 			id, title := sel.ID, strings.TrimSpace(o.input)
+			// The open chat is reopened on its file: its session (and what predicates see
+			// of it) takes the new title.
+			r, _ := m.chat.(reloader)
+			if id != m.chatID {
+				r = nil
+			}
+			mu := m.chatMu
 			return func() tea.Msg {
-				return chatDoneMsg{what: "rename", id: id, err: lib.Rename(ctx, id, title)}
+				err := lib.Rename(ctx, id, title)
+				if err == nil && r != nil {
+					mu.Lock()
+					defer mu.Unlock()
+					err = r.Reload(ctx, r.File())
+				}
+				return chatDoneMsg{what: "rename", id: id, err: err}
 			}
 		case tea.KeyBackspace:
 			o.input = dropLastRune(o.input)
@@ -402,7 +415,7 @@ func (m *Model) chatsView(width, height int) []string {
 		out = append(out, " "+th.Render(themes.Warning, "new title: ")+inert.Line(o.input)+"▏"+th.Render(themes.Muted, "  enter saves · esc cancels"))
 	case chatsConfirm:
 		if s := o.selected(); s != nil {
-			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%d turns, %d branches)? y/n", inert.Line(s.Title), s.Turns, s.Branches)))
+			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.Line(s.Title), plural(s.Turns, "turn"), branchCount(s.Branches))))
 		}
 	case chatsExport:
 		out = append(out, " "+th.Render(themes.Warning, "export as: j json · m markdown · o openai")+th.Render(themes.Muted, " · esc cancels"))
@@ -473,4 +486,12 @@ func thousands(n int) string {
 		return "-" + b.String()
 	}
 	return b.String()
+}
+
+// branchCount is "1 branch", "3 branches".
+func branchCount(n int) string {
+	if n == 1 {
+		return "1 branch"
+	}
+	return strconv.Itoa(n) + " branches"
 }

@@ -58,7 +58,7 @@ func (l *Library) Open(ctx context.Context, id string) (c *Chat, note string, er
 	if err != nil {
 		return nil, "", err
 	}
-	if path != "" && path != file.Path {
+	if path != "" && !samePath(path, file.Path) {
 		f, err := ctxfile.Load(path)
 		if err != nil {
 			note = fmt.Sprintf("the chat's context file %s does not load; using %s (%v)", path, file.Path, err)
@@ -148,4 +148,11 @@ func safeName(id string) string {
 		return "chat" + string(b)
 	}
 	return string(b)
+}
+
+// samePath reports whether two paths name the same file once made absolute.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
 }

@@ -39,7 +39,7 @@ func TestLibrary(t *testing.T) {
 	if err != nil || note != "" {
 		t.Fatalf("Open: %v, note %q", err, note)
 	}
-	if got.File().Path != newFile.Path {
+	if !samePath(got.File().Path, newFile.Path) {
 		t.Errorf("opened on %s, want the recorded %s", got.File().Path, newFile.Path)
 	}
 	// A recorded file that no longer loads: the default one, and a note.

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -54,7 +55,8 @@ func (c *Chat) Reload(ctx context.Context, file *ctxfile.File) error {
 	return c.recordContext(ctx)
 }
 
-// recordContext records the chat's context file on a saved chat, once per file.
+// recordContext records the chat's context file (its absolute path) on a saved chat, once
+// per file.
 func (c *Chat) recordContext(ctx context.Context) error {
 	if c.recorded || !c.sess.Saved() {
 		return nil
@@ -62,6 +64,9 @@ func (c *Chat) recordContext(ctx context.Context) error {
 	path := c.File().Path
 	if path == "" {
 		return nil
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
 	if err := c.w.db.SetChatContext(ctx, c.ID(), path); err != nil {
 		return err

@@ -135,8 +135,8 @@ func TestReload(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p, err := w.ChatContext(ctx, id); err != nil || p != oldFile.Path {
-		t.Errorf("context recorded on the first turn: got %q, %v, want %q", p, err, oldFile.Path)
+	if p, err := w.ChatContext(ctx, id); err != nil || p != abs(t, oldFile.Path) {
+		t.Errorf("context recorded on the first turn: got %q, %v, want %q", p, err, abs(t, oldFile.Path))
 	}
 	recorded, err := c.Traces(ctx)
 	if err != nil {
@@ -175,8 +175,8 @@ func TestReload(t *testing.T) {
 	if c.File() != newFile || c.Session().TurnCount() != 4 || c.Session().Branch() != "main" {
 		t.Errorf("after reload: %d turns on %q", c.Session().TurnCount(), c.Session().Branch())
 	}
-	if p, _ := w.ChatContext(ctx, id); p != newFile.Path {
-		t.Errorf("context after reload: got %q, want %q", p, newFile.Path)
+	if p, _ := w.ChatContext(ctx, id); p != abs(t, newFile.Path) {
+		t.Errorf("context after reload: got %q, want %q", p, abs(t, newFile.Path))
 	}
 	if _, err := c.SendScripted(ctx, "five", "ok", nil); err != nil {
 		t.Fatal(err)
@@ -221,4 +221,13 @@ func TestRenameDeleteChat(t *testing.T) {
 	if err := w.DeleteChat(ctx, ids[1]); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("delete twice: got %v, want ErrNotFound", err)
 	}
+}
+
+func abs(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
 )
 
@@ -112,7 +113,10 @@ func (m *Model) overlayView(w, h int) ([]string, bool) {
 
 // extraStatus are status lines of these features: the reload's summary.
 func (m *Model) extraStatus(w int) []string {
-	if m.rl.summary == "" {
+	switch {
+	case m.rl.running:
+		return []string{fitLine(" "+m.th.Render(themes.Muted, "reloading "+inert.Line(m.contextName())+"…"), w)}
+	case m.rl.summary == "":
 		return nil
 	}
 	return []string{fitLine(" "+m.th.Render(themes.Warning, m.rl.summary), w)}

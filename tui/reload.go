@@ -20,7 +20,7 @@ import (
 type reloader interface {
 	File() *ctxfile.File
 	Reload(ctx context.Context, file *ctxfile.File) error
-	Reevaluate(ctx context.Context, file *ctxfile.File) ([]engine.Trace, error)
+	Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error)
 }
 
 // reloadState is the workbench's reload of the context file: the watch, the error
@@ -28,6 +28,9 @@ type reloader interface {
 type reloadState struct {
 	seq     int  // numbers reloads: a stale result is ignored
 	running bool // a reload is in flight
+	// sentDuring is the seq of a reload in flight when the user sent: its re-evaluation,
+	// of the turns before the send, is not shown.
+	sentDuring int
 
 	// The watch of the file's sources: gen numbers watches (a new file starts a new one);
 	// stop ends the current one.
@@ -133,12 +136,16 @@ func (m *Model) reload() tea.Cmd {
 		if err != nil {
 			return reloadedMsg{seq: seq, err: err}
 		}
-		mu.Lock()
-		defer mu.Unlock()
 		ctx := context.Background()
 		msg := reloadedMsg{seq: seq, file: file}
-		if msg.rerr = r.Reload(ctx, file); msg.rerr == nil {
-			msg.traces, msg.rerr = r.Reevaluate(ctx, file)
+		mu.Lock()
+		msg.rerr = r.Reload(ctx, file)
+		reeval := r.Reevaluation(file)
+		mu.Unlock()
+		// The re-evaluation reads only the database: the chat is free meanwhile (the
+		// draft's preview, a send).
+		if msg.rerr == nil {
+			msg.traces, msg.rerr = reeval(ctx)
 		}
 		return msg
 	}
@@ -162,7 +169,9 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 	if !(m.opt.BuiltIn && msg.file.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(msg.file.Path)
 	}
-	m.setReevaluated(msg.traces)
+	if m.rl.sentDuring != msg.seq {
+		m.setReevaluated(msg.traces)
+	}
 	return tea.Batch(m.load(), m.startWatch())
 }
 
@@ -199,6 +208,9 @@ func (m *Model) setReevaluated(traces []engine.Trace) {
 // sentClearsReload goes back to the recorded traces once the user sends.
 func (m *Model) sentClearsReload() {
 	m.rl.reeval, m.rl.summary, m.rl.wouldSend = nil, "", false
+	if m.rl.running {
+		m.rl.sentDuring = m.rl.seq
+	}
 }
 
 // contextName is the context file's name as the header shows it.

@@ -307,3 +307,28 @@ func TestWatchReloads(t *testing.T) {
 		t.Errorf("no reload after the change on disk (error %q)", m.lastErr)
 	}
 }
+
+// TestReloadWhileSending: the screen works while a reload runs; a send meanwhile means
+// its re-evaluation (of the turns before the send) is not shown.
+func TestReloadWhileSending(t *testing.T) {
+	copyDemo(t)
+	v := newEnvAt(t, "support.ctx.yaml")
+	v.playAt(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	replace(t, "support.ctx.yaml", "support-edited.ctx.yaml")
+	_, reload := m.Update(ctrlR)
+	if !strings.Contains(m.View(), "reloading support.ctx.yaml") {
+		t.Error("the status line does not say a reload runs")
+	}
+	press(m, "type:a question meanwhile", "enter", "type:an answer", "enter")
+	drive(m, reload)
+	if m.rl.reeval != nil || m.rl.running {
+		t.Errorf("after a send during the reload: re-evaluation shown %v, running %v", m.rl.reeval != nil, m.rl.running)
+	}
+	if got := m.chat.(reloader).File().Path; got != "support.ctx.yaml" || m.chat.(reloader).File() == v.file {
+		t.Errorf("the chat is not on the reloaded file (%s)", got)
+	}
+	if n := m.chat.Session().TurnCount(); n != 5 {
+		t.Errorf("turns: got %d, want 5", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
@@ -77,14 +78,18 @@ func BenchmarkReloadReevaluate(b *testing.B) {
 	}
 	b.ResetTimer()
 	for b.Loop() {
+		t0 := time.Now()
 		f, err := loadPath(path)
 		if err != nil {
 			b.Fatal(err)
 		}
+		t1 := time.Now()
 		if err := c.Reload(ctx, f); err != nil {
 			b.Fatal(err)
 		}
+		t2 := time.Now()
 		traces, err := c.Reevaluate(ctx, f)
+		b.Logf("load %v reload %v reevaluate %v", t1.Sub(t0), t2.Sub(t1), time.Since(t2))
 		if err != nil {
 			b.Fatal(err)
 		}

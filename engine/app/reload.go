@@ -80,15 +80,25 @@ func (c *Chat) recordContext(ctx context.Context) error {
 // with re-evaluation): each decision that changes carries Was, and what the file no
 // longer has is in Removed. A chat not saved yet has none.
 func (c *Chat) Reevaluate(ctx context.Context, file *ctxfile.File) ([]engine.Trace, error) {
-	if !c.sess.Saved() {
-		return nil, nil
+	return c.Reevaluation(file)(ctx)
+}
+
+// Reevaluation returns Reevaluate for the chat as it is now, to run later without the
+// chat: it reads only the database, so it can run while the chat sends (the branch
+// re-evaluated is the one active in the database when it runs).
+func (c *Chat) Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error) {
+	saved, id, w := c.sess.Saved(), c.ID(), c.w
+	return func(ctx context.Context) ([]engine.Trace, error) {
+		if !saved {
+			return nil, nil
+		}
+		var out []engine.Trace
+		err := w.Replay(ctx, id, file, func(t *engine.Trace) error {
+			out = append(out, *t)
+			return nil
+		})
+		return out, err
 	}
-	var out []engine.Trace
-	err := c.w.Replay(ctx, c.ID(), file, func(t *engine.Trace) error {
-		out = append(out, *t)
-		return nil
-	})
-	return out, err
 }
 
 // ChatContext returns the context file recorded on a saved chat ("" when none is).

@@ -231,3 +231,22 @@ func abs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// TestSharedCounter: the engines a workspace builds share one memo of token counts per
+// encoding, so a reload does not tokenize the history again.
+func TestSharedCounter(t *testing.T) {
+	w := open(t, Flags{})
+	file := loadFile(t)
+	s, _ := w.Settings(file, true)
+	a, b := w.counter(s), w.counter(s)
+	if a != b {
+		t.Fatal("two counters for one encoding")
+	}
+	m := a.(*memoCounter)
+	if got, want := m.Count("hello there, general"), s.Counter().Count("hello there, general"); got != want {
+		t.Errorf("Count: got %d, want %d", got, want)
+	}
+	if _, ok := m.n["hello there, general"]; !ok {
+		t.Error("the count is not remembered")
+	}
+}

@@ -84,3 +84,39 @@ func (d *DB) ChatContext(ctx context.Context, id string) (string, error) {
 	})
 	return path, err
 }
+
+// PricedUsageByChat is PricedUsageByModel for every chat at once, by chat id (chats with
+// nothing priced are left out): one query for a whole chat list.
+func (d *DB) PricedUsageByChat(ctx context.Context) (map[string]map[string]chat.Usage, error) {
+	out := map[string]map[string]chat.Usage{}
+	err := d.read(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx, `SELECT chat_id, coalesce(json_extract(request, '$.model'), ''),
+			sum(CASE WHEN rep_total IS NULL THEN est_prompt ELSE rep_prompt END),
+			sum(CASE WHEN rep_total IS NULL THEN est_completion ELSE rep_completion END),
+			sum(CASE WHEN rep_total IS NULL THEN est_total ELSE rep_total END),
+			sum(CASE WHEN rep_total IS NULL THEN est_cached ELSE rep_cached END),
+			sum(CASE WHEN rep_total IS NULL THEN est_reasoning ELSE rep_reasoning END)
+			FROM turns WHERE rep_total IS NOT NULL OR json_extract(request, '$.scripted') IS NOT 1
+			GROUP BY 1, 2`)
+		if err != nil {
+			return dbErr(ctx, err, "load usage by chat")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, model string
+			var u chat.Usage
+			if err := rows.Scan(&id, &model, &u.PromptTokens, &u.CompletionTokens, &u.TotalTokens, &u.CachedTokens, &u.ReasoningTokens); err != nil {
+				return dbErr(ctx, err, "load usage by chat")
+			}
+			if u.TotalTokens == 0 {
+				u.TotalTokens = u.PromptTokens + u.CompletionTokens
+			}
+			if out[id] == nil {
+				out[id] = map[string]chat.Usage{}
+			}
+			out[id][model] = u
+		}
+		return dbErr(ctx, rows.Err(), "load usage by chat")
+	})
+	return out, err
+}

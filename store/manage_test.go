@@ -118,3 +118,33 @@ func TestChatContext(t *testing.T) {
 		t.Errorf("ChatContext of no chat: got %v, want ErrNotFound", err)
 	}
 }
+
+// TestPricedUsageByChat: the batch gives, for every chat, what PricedUsageByModel gives.
+func TestPricedUsageByChat(t *testing.T) {
+	db := openFile(t)
+	newChat(t, db, "a").turns("main", "", 3)
+	newChat(t, db, "b").turns("main", "", 1)
+	if err := db.CreateChat(ctx, chat.Chat{ID: "empty"}); err != nil {
+		t.Fatal(err)
+	}
+	all, err := db.PricedUsageByChat(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"a", "b", "empty"} {
+		want, err := db.PricedUsageByModel(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := all[id]
+		if len(got) == 0 && len(want) == 0 {
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("chat %s: got %v, want %v", id, got, want)
+		}
+	}
+	if len(all["a"]) == 0 {
+		t.Error("chat a has nothing priced")
+	}
+}

@@ -233,3 +233,28 @@ func TestCopy(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkChatsFilter: one keystroke in the chats overlay over 10,000 saved chats, to the
+// next frame (the filter is in memory; the message-text search is a Cmd, not run here).
+// Target: under 16 ms.
+func BenchmarkChatsFilter(b *testing.B) {
+	v := newEnv(b)
+	m := newModel(b, v, v.chat(b, "", nil), 120, 40, Options{Library: v.library(b.TempDir())})
+	list := make([]ctxapp.ChatSummary, 10000)
+	for i := range list {
+		list[i].ID = fmt.Sprintf("chat-%05d", i)
+		list[i].Title = fmt.Sprintf("Chat %d about topic%d and the slow query number %d", i, i%97, i%13)
+		list[i].Turns, list[i].Branches = i%50, 1+i%3
+	}
+	m.chats.open = true
+	m.chats.setChats(list)
+	keys := []string{"t", "o", "p", "i", "c", "4", "2"}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if i%len(keys) == 0 {
+			m.chats.filter = ""
+		}
+		m.Update(keyMsg(keys[i%len(keys)]))
+		m.View()
+	}
+}

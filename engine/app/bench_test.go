@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
@@ -100,3 +101,36 @@ func BenchmarkReloadReevaluate(b *testing.B) {
 }
 
 func loadPath(path string) (*ctxfile.File, error) { return ctxfile.Load(path) }
+
+// BenchmarkLibraryChats: the chats overlay's one read of the list, over 10,000 saved
+// chats (each priced), and the message-text search a filter runs in a Cmd.
+func BenchmarkLibraryChats(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	w, err := Open(ctx, Options{DB: filepath.Join(dir, "ctxlab.db")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer w.Close()
+	for i := range 10000 {
+		if err := w.db.CreateChat(ctx, chat.Chat{ID: fmt.Sprintf("chat-%05d", i), Title: fmt.Sprintf("Chat %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	l := &Library{W: w}
+	b.Run("list", func(b *testing.B) {
+		for b.Loop() {
+			list, err := l.Chats(ctx)
+			if err != nil || len(list) != 10000 {
+				b.Fatalf("got %d chats, %v", len(list), err)
+			}
+		}
+	})
+	b.Run("search", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := l.Search(ctx, "slow query"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -31,9 +31,31 @@ type Library struct {
 	Export func(ctx context.Context, w io.Writer, format, chatID string) error
 }
 
-// Chats lists the saved chats, most recently updated first, with their cost (see
-// Workspace.Chats).
-func (l *Library) Chats(ctx context.Context) ([]ChatSummary, error) { return l.W.Chats(ctx, "") }
+// Chats lists the saved chats, most recently updated first, with their cost (as
+// Workspace.Chats gives them, priced under the flags alone), in two queries however many
+// chats there are.
+func (l *Library) Chats(ctx context.Context) ([]ChatSummary, error) {
+	list, err := l.W.db.ListChats(ctx, store.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	priced, err := l.W.db.PricedUsageByChat(ctx)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := l.W.Settings(nil, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChatSummary, len(list))
+	for i := range list {
+		out[i].ChatSummary = list[i]
+		if usd, known := priceUsage(settings, priced[list[i].ID]); known {
+			out[i].CostUSD = &usd
+		}
+	}
+	return out, nil
+}
 
 // Search returns the ids of the chats with a message holding every word of text (word
 // prefixes, any case; the store's full-text index), unpriced: what a filter adds to the

@@ -52,6 +52,25 @@ func TestLibrary(t *testing.T) {
 		t.Errorf("Open with a missing file: got %v, note %q, file %s", err, note, got.File().Path)
 	}
 
+	// The overlay's list (two queries) is the workspace's (a query per chat).
+	got2, err := l.Chats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2, err := w.Chats(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got2) != len(want2) {
+		t.Fatalf("Chats: got %d, want %d", len(got2), len(want2))
+	}
+	for i := range want2 {
+		g, wnt := got2[i], want2[i]
+		if g.ID != wnt.ID || (g.CostUSD == nil) != (wnt.CostUSD == nil) || (g.CostUSD != nil && *g.CostUSD != *wnt.CostUSD) {
+			t.Errorf("chat %d: got %+v, want %+v", i, g, wnt)
+		}
+	}
+
 	ids, err := l.Search(ctx, "slow")
 	if err != nil || len(ids) != 1 || !ids[c.ID()] {
 		t.Errorf("Search: got %v, %v, want only %s", ids, err, c.ID())

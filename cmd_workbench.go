@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -47,6 +48,8 @@ const notTerminalError = "the workbench needs a terminal on stdin and stdout; wi
 func (a *app) addWorkbench(root *cobra.Command) {
 	var wf workbenchFlags
 	// root.Args stays cobra's default, which refuses an unknown command with suggestions.
+	root.Long += "\n\nWith no command, ctxlab opens the workbench, the terminal UI; `ctxlab demo` opens it on a\n" +
+		"demo chat. The commands below are the headless ones, for scripts and pipes."
 	root.RunE = func(cmd *cobra.Command, _ []string) error {
 		return a.workbench(cmd.Context(), wf, false)
 	}
@@ -59,7 +62,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 	var df workbenchFlags
 	demo := &cobra.Command{
 		Use:   "demo",
-		Short: "open the workbench on the built-in demo chat (in memory: nothing is written)",
+		Short: "Open the workbench on the built-in demo chat (in memory: nothing is written)",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.workbench(cmd.Context(), df, true)
@@ -87,9 +90,18 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 		return err
 	}
 	opt.Theme = th
-	p := tea.NewProgram(tui.New(opt), tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	// A long-running program with a long chat open: keep the heap near what is live (the
+	// traces of a 10,000-message chat are about 70 MB) instead of twice it. GOMEMLIMIT
+	// overrides.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(100 << 20)
+	}
+	m := tui.New(opt)
+	p := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
-	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) {
+	_, err = p.Run()
+	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
+	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
 		return fmt.Errorf("workbench: %w", err)
 	}
 	return nil

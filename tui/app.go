@@ -102,8 +102,10 @@ type Model struct {
 	// showInspector shows the inspector instead of the transcript below 100 columns.
 	showInspector bool
 
-	// chatMu keeps two Cmds from using the chat at once.
-	chatMu *sync.Mutex
+	// chatMu keeps two Cmds from using the chat at once; sending counts the sends in
+	// flight (Close waits for them).
+	chatMu  *sync.Mutex
+	sending *sync.WaitGroup
 
 	// What the last load read: the header and the inspector draw from these, never from
 	// the chat (which a Cmd may be using).
@@ -161,7 +163,7 @@ func New(opt Options) *Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	m := &Model{opt: opt, chat: opt.Chat, th: th, keys: newKeyMap(), now: now,
 		tr: newTranscript(th, loc, now), comp: newComposer(th), insp: newInspector(th), spin: sp,
-		chatMu: &sync.Mutex{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
+		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
 	m.comp.Focus()
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()
@@ -172,27 +174,41 @@ func New(opt Options) *Model {
 	return m
 }
 
+// Close cancels a reply still streaming and waits until it is saved (marked
+// interrupted): call it after the program ends, however it ended.
+func (m *Model) Close() {
+	if m.stream != nil {
+		m.stream.cancel()
+	}
+	m.sending.Wait()
+}
+
 // Init loads the chat's traces, branches and cost.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(), m.initExtras()) }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(true), m.initExtras()) }
 
 // loadedMsg is what a load read from the chat.
 type loadedMsg struct {
-	seq      int
-	chatID   string
-	title    string
-	branch   string
-	path     []*chat.Message
-	turns    []*chat.Turn
-	traces   []engine.Trace
-	branches []chat.BranchInfo
-	usage    chat.Usage
-	cost     float64
-	costOK   bool
-	err      error
+	seq    int
+	chatID string
+	title  string
+	branch string
+	path   []*chat.Message
+	turns  []*chat.Turn
+	traces []engine.Trace
+	// withTraces says traces were read (else the traces known are kept).
+	withTraces bool
+	branches   []chat.BranchInfo
+	usage      chat.Usage
+	cost       float64
+	costOK     bool
+	err        error
 }
 
-// load reads the chat's state in a Cmd.
-func (m *Model) load() tea.Cmd {
+// load reads the chat's state in a Cmd: the path and turns of the active branch, its
+// branches, usage and cost, and with traces the recorded trace of every turn (which
+// replays the whole branch: on opening and after a branch switch only; a turn sent
+// brings its own trace).
+func (m *Model) load(traces bool) tea.Cmd {
 	m.loadSeq++
 	seq, c, mu := m.loadSeq, m.chat, m.chatMu
 	return func() tea.Msg {
@@ -200,12 +216,15 @@ func (m *Model) load() tea.Cmd {
 		defer mu.Unlock()
 		ctx := context.Background()
 		s := c.Session()
-		msg := loadedMsg{seq: seq, chatID: s.Chat().ID, title: s.Chat().Title, branch: s.Branch(), path: s.Messages(), turns: s.Turns(), usage: c.Usage()}
+		msg := loadedMsg{seq: seq, chatID: s.Chat().ID, title: s.Chat().Title, branch: s.Branch(), path: s.Messages(),
+			turns: s.Turns(), usage: c.Usage(), withTraces: traces}
 		var errs []string
 		var err error
 		if s.Saved() {
-			if msg.traces, err = c.Traces(ctx); err != nil {
-				errs = append(errs, err.Error())
+			if traces {
+				if msg.traces, err = c.Traces(ctx); err != nil {
+					errs = append(errs, err.Error())
+				}
 			}
 			if msg.branches, err = c.Branches(ctx); err != nil {
 				errs = append(errs, err.Error())
@@ -298,13 +317,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setErr(fmt.Errorf("switch branch: %w", msg.err))
 		}
 		m.tr.ClearSelection()
-		return m, m.load()
+		return m, m.load(true)
 	case unansweredMsg:
 		if msg.err != nil {
 			m.setErr(msg.err)
 			m.fail(msg.text, msg.err)
 		}
-		return m, m.load()
+		// SendUnanswered gives no trace of the turn: read them all (rare: scripted
+		// chats only).
+		return m, m.load(true)
 	case editorMsg:
 		if msg.err != nil {
 			m.setErr(fmt.Errorf("editor: %w", msg.err))
@@ -332,16 +353,19 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		m.branches = msg.branches
 	}
 	m.cost, m.costOK = msg.cost, msg.costOK
-	m.traces = make(map[string]*engine.Trace, len(msg.traces)+len(m.sent))
-	for i := range msg.traces {
-		t := &msg.traces[i]
-		m.traces[t.UserMessageID] = t
-	}
-	// A turn sent in this session keeps the trace it was sent with (TurnResult.Trace),
-	// which has what a saved record lacks (the estimate by source).
-	for id, t := range m.sent {
-		if _, ok := m.traces[id]; ok {
-			m.traces[id] = t
+	if msg.withTraces {
+		m.traces = make(map[string]*engine.Trace, len(msg.traces)+len(m.sent))
+		for i := range msg.traces {
+			t := &msg.traces[i]
+			m.traces[t.UserMessageID] = t
+		}
+		// A turn sent in this session keeps the trace it was sent with
+		// (TurnResult.Trace), which has what a saved record lacks (the estimate by
+		// source).
+		for id, t := range m.sent {
+			if _, ok := m.traces[id]; ok {
+				m.traces[id] = t
+			}
 		}
 	}
 	m.tr.SetTraces(m.traces)

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
@@ -58,7 +59,7 @@ func branchOrder(list []chat.BranchInfo) []treeBranch {
 				}
 			}
 			detail := more + "  "
-			if hasChildren(children[b.Name], seen) {
+			if hasUnplacedChildren(children[b.Name], seen) {
 				detail = more + "│ "
 			}
 			out = append(out, treeBranch{BranchInfo: b, guide: guide, detail: detail})
@@ -70,7 +71,7 @@ func branchOrder(list []chat.BranchInfo) []treeBranch {
 		if !seen[b.Name] {
 			seen[b.Name] = true
 			detail := "  "
-			if hasChildren(children[b.Name], seen) {
+			if hasUnplacedChildren(children[b.Name], seen) {
 				detail = "│ "
 			}
 			out = append(out, treeBranch{BranchInfo: b, detail: detail})
@@ -82,55 +83,47 @@ func branchOrder(list []chat.BranchInfo) []treeBranch {
 
 // renderBranches renders the Branches tab: the branch tree, each branch with where it was
 // made from, its turns and messages, the active one marked; each branch an item.
-func (in *inspector) renderBranches(bb *builder) {
+func (in *inspector) renderBranches(bb *tabBuilder) {
 	c := &in.chat
 	if len(c.Branches) == 0 {
 		bb.head(themes.Muted, "no branches yet: the chat is saved with its first turn")
 		return
 	}
-	bb.headSegs(seg{themes.Text, strconv.Itoa(len(c.Branches)) + " branches"},
-		seg{themes.Muted, " · active " + inert.Line(c.Active)})
+	bb.headSegs(tabSeg{themes.Text, strconv.Itoa(len(c.Branches)) + " branches"},
+		tabSeg{themes.Muted, " · active " + inert.Line(c.Active)})
 	for i, b := range branchOrder(c.Branches) {
 		bb.item(i)
-		mark, role := "  ", themes.Text
+		firedMark, role := "  ", themes.Text
 		if b.Name == c.Active {
-			mark, role = "* ", themes.Selected
+			firedMark, role = "* ", themes.Selected
 		}
-		bb.segs(2, seg{role, mark}, seg{themes.Border, b.guide}, seg{role, inert.Line(b.Name)})
-		detail := plural(b.Turns, "turn") + " · " + plural(b.Messages, "message")
+		bb.segs(2, tabSeg{role, firedMark}, tabSeg{themes.Border, b.guide}, tabSeg{role, inert.Line(b.Name)})
+		detail := countNoun(b.Turns, "turn") + " · " + countNoun(b.Messages, "message")
 		if b.Parent != "" {
 			detail = "from " + inert.Line(b.Parent) + " · " + detail
 		}
 		guides := "    " + b.detail
-		for _, l := range wrapIndented(detail, runeCount(guides), 0, bb.width) {
+		for _, l := range wrapHanging(detail, utf8.RuneCountInString(guides), 0, bb.width) {
 			g := guides
-			if runeCount(l.pad) < runeCount(g) { // too narrow for the guides: none
+			if utf8.RuneCountInString(l.pad) < utf8.RuneCountInString(g) { // too narrow for the guides: none
 				g = l.pad
 			}
-			bb.add(bb.th.Render(themes.Border, g) + bb.th.Render(themes.Muted, l.text))
+			bb.add(bb.paint(themes.Border, g) + bb.paint(themes.Muted, l.text))
 		}
 	}
 	bb.item(-1)
 }
 
-// plural writes n and a noun, with an s unless n is 1.
-func plural(n int, noun string) string {
+// countNoun writes n and a noun, with an s unless n is 1.
+func countNoun(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-func runeCount(s string) int {
-	n := 0
-	for range s {
-		n++
-	}
-	return n
-}
-
-// hasChildren reports whether a branch has children not yet placed in the tree.
-func hasChildren(kids []chat.BranchInfo, seen map[string]bool) bool {
+// hasUnplacedChildren reports whether a branch has children not yet placed in the tree.
+func hasUnplacedChildren(kids []chat.BranchInfo, seen map[string]bool) bool {
 	for _, k := range kids {
 		if !seen[k.Name] {
 			return true

@@ -216,7 +216,7 @@ func (m *Model) chatsMsg(msg tea.Msg) (tea.Cmd, bool) {
 		case msg.reopen:
 			return tea.Batch(m.loadChats(), m.newChat(false)), true
 		case msg.id == m.chatID:
-			return tea.Batch(m.loadChats(), m.load()), true
+			return tea.Batch(m.loadChats(), m.load(false)), true
 		}
 		return m.loadChats(), true
 	}
@@ -242,7 +242,7 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.tr.SetTraces(m.traces)
 	m.tr.SetMessages(s.Messages(), s.Turns())
 	m.tr.ClearSelection()
-	return tea.Batch(m.load(), m.startWatch())
+	return tea.Batch(m.load(true), m.startWatch())
 }
 
 // newChat starts a new chat (ctrl+n in the overlay); closeOverlay closes the overlay.
@@ -415,7 +415,7 @@ func (m *Model) chatsView(width, height int) []string {
 		out = append(out, " "+th.Render(themes.Warning, "new title: ")+inert.Line(o.input)+"▏"+th.Render(themes.Muted, "  enter saves · esc cancels"))
 	case chatsConfirm:
 		if s := o.selected(); s != nil {
-			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.Line(s.Title), plural(s.Turns, "turn"), branchCount(s.Branches))))
+			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.Line(s.Title), countOf(s.Turns, "turn"), branchCount(s.Branches))))
 		}
 	case chatsExport:
 		out = append(out, " "+th.Render(themes.Warning, "export as: j json · m markdown · o openai")+th.Render(themes.Muted, " · esc cancels"))
@@ -451,7 +451,7 @@ func (m *Model) chatsView(width, height int) []string {
 		}
 		cost := "—"
 		if c.CostUSD != nil {
-			cost = usd(*c.CostUSD)
+			cost = costText(*c.CostUSD)
 		}
 		if c.ID == m.chatID {
 			title += " (open)"

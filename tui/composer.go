@@ -185,10 +185,17 @@ func (c *composer) Update(msg tea.Msg) tea.Cmd {
 			msg = k
 		}
 	}
+	// The textarea scrolls its text when a new line does not fit its height; it is given
+	// the most rows the composer grows to first, so a draft that fits is never scrolled
+	// (Render then sets the height the text needs).
+	c.ta.SetHeight(max(c.ta.Height(), composerMaxLines))
 	var cmd tea.Cmd
 	c.ta, cmd = c.ta.Update(msg)
 	return cmd
 }
+
+// composerMaxLines is the most lines of text the composer grows to.
+const composerMaxLines = 6
 
 // Height is the rows the composer wants for its text at width (a title line plus 1 to 6
 // lines of text).
@@ -200,7 +207,7 @@ func (c *composer) Height(maxH int) int {
 			lines += max(1, (lipgloss.Width(l)+w-1)/w)
 		}
 	}
-	h := min(max(lines, 1), 6) + 1
+	h := min(max(lines, 1), composerMaxLines) + 1
 	return max(min(h, maxH), 1)
 }
 

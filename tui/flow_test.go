@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,50 @@ func TestSwitchBranch(t *testing.T) {
 	}
 	if !strings.Contains(m.View(), "branch main (5 branches)") {
 		t.Error("the header does not name the branch switched to")
+	}
+}
+
+// TestCloseSavesInterrupted: a program that ends mid-stream (killed) leaves the partial
+// reply saved, marked interrupted, once Close returns.
+func TestCloseSavesInterrupted(t *testing.T) {
+	v := newEnv(t)
+	pieces := make([]string, 500)
+	for i := range pieces {
+		pieces[i] = "word "
+	}
+	model := &streamModel{pause: 10 * time.Millisecond, started: make(chan struct{}, 1), turns: [][]step{{textStep(pieces...)}}}
+	c := v.chat(t, "", model)
+	m := newModel(t, v, c, 120, 40, Options{})
+	press(m, "type:go on")
+	_, cmd := m.Update(keyMsg("enter"))
+	batch, ok := cmd().(tea.BatchMsg)
+	if !ok {
+		t.Fatalf("enter returned %T, want the send, the stream and the spinner", cmd())
+	}
+	go batch[0]() // the send, as the program would run it
+	<-model.started
+	m.Close()
+	msgs := c.Session().Messages()
+	if len(msgs) != 2 || !msgs[1].Interrupted || msgs[1].PlainText() == "" {
+		t.Fatalf("after Close: %d messages; want the partial reply saved, interrupted", len(msgs))
+	}
+}
+
+// TestSecondWriter: when another process wrote to the branch, the turn is saved on a
+// new branch, and the workbench says so and follows it.
+func TestSecondWriter(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	other := v.chat(t, "demo-1", nil)
+	if _, err := other.SendScripted(context.Background(), "written elsewhere", "ok", nil); err != nil {
+		t.Fatal(err)
+	}
+	press(m, "type:and from here?", "enter", "type:a reply", "enter")
+	if !strings.Contains(m.notice, "another writer changed branch main") || m.branch == "main" {
+		t.Errorf("notice %q, branch %s: want the turn on a new branch, said so", m.notice, m.branch)
+	}
+	if !strings.Contains(m.View(), "another writer") {
+		t.Error("the status line does not say it")
 	}
 }

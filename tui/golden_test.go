@@ -1,11 +1,13 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
@@ -109,4 +111,60 @@ func toolCall(id, name, args string) chat.WireToolCall {
 	c.ID, c.Type = id, "function"
 	c.Function.Name, c.Function.Arguments = name, args
 	return c
+}
+
+// TestHeaderNumbersMatchReplay: each turn's header shows the numbers `ctxlab replay
+// --json` gives for it (prompt tokens reported, else estimated; reminders fired).
+func TestHeaderNumbersMatchReplay(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 160, 50, Options{})
+	var traces []*engine.Trace
+	if err := v.ws.Replay(context.Background(), "demo-1", nil, func(tr *engine.Trace) error {
+		traces = append(traces, tr)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(traces) != m.tr.Len() || len(traces) < 4 {
+		t.Fatalf("replay has %d turns, the transcript %d", len(traces), m.tr.Len())
+	}
+	for i, tr := range traces {
+		head := m.tr.header(m.tr.Item(i))
+		tokens := fmt.Sprintf("~%d tok", tr.Usage.Estimated.PromptTokens)
+		if tr.Usage.Reported != nil {
+			tokens = fmt.Sprintf(" %d tok", tr.Usage.Reported.PromptTokens)
+		}
+		fired := 0
+		for _, d := range tr.Decisions {
+			if d.Fired && d.Placement != "" {
+				fired++
+			}
+		}
+		reminders := fmt.Sprintf("%d reminders", fired)
+		if fired == 1 {
+			reminders = "1 reminder"
+		}
+		if !strings.Contains(head, fmt.Sprintf("turn %d ", tr.Turn)) || !strings.Contains(head, tokens) || !strings.Contains(head, reminders) {
+			t.Errorf("turn %d: header %q, want %q and %q", tr.Turn, head, tokens, reminders)
+		}
+	}
+}
+
+// TestReopenedChatShowsErrors: a chat opened again shows its interrupted reply marked and
+// the error it was cut by (the session's turn records do not hold it; the traces do).
+func TestReopenedChatShowsErrors(t *testing.T) {
+	v := newEnv(t)
+	model := &streamModel{turns: [][]step{{{deltas: []string{"half ", "a reply"}, failAfter: 2, err: errors.New("model: stream broken by the server")}}}}
+	c := v.chat(t, "", model)
+	m := newModel(t, v, c, 120, 40, Options{})
+	press(m, "type:go", "enter")
+	id := c.Session().Chat().ID
+	again := newModel(t, v, v.chat(t, id, nil), 120, 40, Options{})
+	frame := again.View()
+	for _, want := range []string{"half a reply", "⚠ interrupted", "✗ model: stream broken by the server"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("the reopened chat does not show %q:\n%s", want, frame)
+		}
+	}
 }

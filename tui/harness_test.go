@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,19 +23,7 @@ import (
 	"github.com/ctxlab/ctxlab/themes"
 )
 
-// The -update flag rewrites the golden files under testdata/. teatest's golden package
-// defines it already; it is defined here when it does not.
-var _ = func() bool {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-	return true
-}()
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+// updating (inspector_test.go) reads -update, which rewrites the golden files.
 
 func TestMain(m *testing.M) {
 	lipgloss.SetColorProfile(termenv.Ascii)

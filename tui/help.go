@@ -28,12 +28,7 @@ func helpRows(bs []key.Binding) []helpRow {
 // helpGroups is every binding in force, by area, from the keymap and the inspector.
 func (m *Model) helpGroups() []helpGroup {
 	k := m.keys
-	global := []key.Binding{k.NextFocus, k.PrevFocus}
-	groups := []helpGroup{{Title: "anywhere", Keys: global}}
-	// The tabs: one row each for alt+N and N (see helpLines).
-	groups[0].Keys = append(groups[0].Keys, k.Tabs[:]...)
-	groups[0].Keys = append(groups[0].Keys, k.TabDigits[:]...)
-	groups[0].Keys = append(groups[0].Keys, k.Inspector, k.Reload, k.Chats, k.Esc, k.Quit, k.Help, k.HelpQ)
+	groups := []helpGroup{{Title: "anywhere", Keys: k.anywhere()}}
 	groups = append(groups, helpGroup{Title: "composer", Keys: k.composer()})
 	if m.scripted {
 		groups = append(groups, helpGroup{Title: "composer, scripted reply step", Keys: []key.Binding{k.SaveReply, k.Unanswered}})
@@ -67,7 +62,7 @@ func (m *Model) helpLines(width int) []string {
 		out = append(out, th.Render(themes.Focus, g.Title))
 		for _, r := range append(foldTabs(helpRows(g.Keys)), g.Extra...) {
 			// The description wraps under itself rather than being cut.
-			for i, d := range wrapText(r.desc, max(width-2-keyW-1, 8)) {
+			for i, d := range wrapToWidth(r.desc, max(width-2-keyW-1, 8)) {
 				k := ""
 				if i == 0 {
 					k = r.keys

@@ -7,7 +7,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
-const hostileText = "ok \x1b]0;PWNED\x07 \x1b[2J\x1b[H \x1b]52;c;cHduZWQ=\x07 \x9b31m \x1bP1$qm\x1b\\ \r\x08 done"
+const hostileReply = "ok \x1b]0;PWNED\x07 \x1b[2J\x1b[H \x1b]52;c;cHduZWQ=\x07 \x9b31m \x1bP1$qm\x1b\\ \r\x08 done"
 
 // noEscape fails when a frame holds anything that can drive a terminal (the frames
 // are drawn with the ASCII profile, so a clean frame holds no escape at all).
@@ -19,7 +19,7 @@ func noEscape(t *testing.T, what, frame string) {
 		}
 	}
 	if !strings.Contains(frame, "PWNED") && !strings.Contains(frame, "done") {
-		t.Errorf("%s: the hostileText text is not shown at all", what)
+		t.Errorf("%s: the hostileReply text is not shown at all", what)
 	}
 }
 
@@ -28,18 +28,18 @@ func noEscape(t *testing.T, what, frame string) {
 func TestHostileReplyIsInert(t *testing.T) {
 	v := newEnv(t)
 	model := &streamModel{turns: [][]step{
-		{{tools: []chat.WireToolCall{toolCall("call_1", "run_sql", `{"query":"`+strings.ReplaceAll(hostileText, "\x1b", `\u001b`)+`"}`)}, failAfter: -1},
-			textStep("a ", hostileText, " b")},
+		{{tools: []chat.WireToolCall{toolCall("call_1", "run_sql", `{"query":"`+strings.ReplaceAll(hostileReply, "\x1b", `\u001b`)+`"}`)}, failAfter: -1},
+			textStep("a ", hostileReply, " b")},
 	}}
 	c := v.chat(t, "", model)
 	m := newModel(t, v, c, 120, 40, Options{})
-	press(m, "type:"+hostileText, "enter")
+	press(m, "type:"+hostileReply, "enter")
 	noEscape(t, "streamed reply", m.View())
 	press(m, "tab", "enter")
 	noEscape(t, "tool block open", m.View())
 
 	v2 := newEnv(t)
 	m2 := newModel(t, v2, v2.chat(t, "", nil), 80, 24, Options{})
-	press(m2, "type:hi", "enter", "type:"+hostileText, "enter")
+	press(m2, "type:hi", "enter", "type:"+hostileReply, "enter")
 	noEscape(t, "scripted reply", m2.View())
 }

@@ -66,19 +66,19 @@ type inspectorAction interface{}
 // switchBranchAction asks the root model to switch the chat to a branch.
 type switchBranchAction struct{ Name string }
 
-// body is a tab rendered for one width: pinned lines under the tab bar, then lines that
+// tabBody is a tab rendered for one width: pinned lines under the tab bar, then lines that
 // scroll. Lines are styled and at most the width wide. Tabs with a cursor (Why, Branches)
 // number their items; each item's first line starts with two spaces, where the cursor
 // mark goes.
-type body struct {
+type tabBody struct {
 	head  []string
 	lines []string
 	item  []int // per line, the item it belongs to (-1: none)
 	first []int // per item, its first line
 }
 
-// bodyKey says what a cached body was rendered for.
-type bodyKey struct {
+// tabBodyKey says what a cached body was rendered for.
+type tabBodyKey struct {
 	tab      inspectorTab
 	width    int
 	turn     int // turn generation: a new trace
@@ -107,7 +107,7 @@ type inspector struct {
 	onlyNew  bool         // Request: only what is new since the previous request
 
 	width, height int // of the last Render
-	cache         map[bodyKey]*body
+	cache         map[tabBodyKey]*tabBody
 	builds        int // bodies rendered: cache misses
 	keys          inspectorKeys
 }
@@ -132,7 +132,7 @@ func newInspectorKeys() inspectorKeys {
 
 // newInspector returns an inspector on the Why tab, with nothing to show yet.
 func newInspector(th *themes.Theme) *inspector {
-	return &inspector{th: th, expanded: map[int]bool{}, cache: map[bodyKey]*body{}, keys: newInspectorKeys()}
+	return &inspector{th: th, expanded: map[int]bool{}, cache: map[tabBodyKey]*tabBody{}, keys: newInspectorKeys()}
 }
 
 // SetTurn shows a turn. Showing another turn (another chat, branch or turn number, or
@@ -199,9 +199,9 @@ func (in *inspector) prune() {
 	}
 }
 
-// body returns the selected tab rendered for a width, from the cache when it can.
-func (in *inspector) body(width int) *body {
-	k := bodyKey{tab: in.tab, width: width, turn: in.turnGen, chat: in.chatGen, expanded: in.expandGen,
+// tabBody returns the selected tab rendered for a width, from the cache when it can.
+func (in *inspector) tabBody(width int) *tabBody {
+	k := tabBodyKey{tab: in.tab, width: width, turn: in.turnGen, chat: in.chatGen, expanded: in.expandGen,
 		onlyNew: in.onlyNew && in.tab == tabRequest, theme: in.th}
 	if b, ok := in.cache[k]; ok {
 		return b
@@ -210,7 +210,7 @@ func (in *inspector) body(width int) *body {
 		clear(in.cache)
 	}
 	in.builds++
-	bb := &builder{th: in.th, width: width, itemNow: -1}
+	bb := &tabBuilder{th: in.th, width: width, itemNow: -1}
 	if in.turn.Note != "" && in.turn.Trace != nil {
 		bb.head(themes.Warning, in.turn.Note)
 	}
@@ -237,9 +237,9 @@ func (in *inspector) body(width int) *body {
 // hasCursor reports whether the tab moves a cursor over items rather than scrolling lines.
 func (t inspectorTab) hasCursor() bool { return t == tabWhy || t == tabBranches }
 
-// bodyHeight is the number of scrolling lines a Render of height shows under a body's
+// tabBodyHeight is the number of scrolling lines a Render of height shows under a body's
 // pinned lines.
-func bodyHeight(b *body, height int) int {
+func tabBodyHeight(b *tabBody, height int) int {
 	return max(0, height-1-len(b.head))
 }
 
@@ -252,8 +252,8 @@ func (in *inspector) HandleKey(msg tea.KeyMsg) inspectorAction {
 	if width <= 0 {
 		width, height = 48, 38
 	}
-	b := in.body(width)
-	page := max(1, bodyHeight(b, height)-1)
+	b := in.tabBody(width)
+	page := max(1, tabBodyHeight(b, height)-1)
 	k := &in.keys
 	switch {
 	case key.Matches(msg, k.Up):
@@ -270,7 +270,7 @@ func (in *inspector) HandleKey(msg tea.KeyMsg) inspectorAction {
 		if in.tab.hasCursor() && len(b.first) > 0 {
 			in.cursor[in.tab] = len(b.first) - 1
 		}
-		in.scroll[in.tab] = max(0, len(b.lines)-bodyHeight(b, height))
+		in.scroll[in.tab] = max(0, len(b.lines)-tabBodyHeight(b, height))
 	case key.Matches(msg, k.Enter):
 		return in.activate(b, in.cursor[in.tab])
 	case in.tab == tabRequest && key.Matches(msg, k.OnlyNew):
@@ -281,7 +281,7 @@ func (in *inspector) HandleKey(msg tea.KeyMsg) inspectorAction {
 }
 
 // move moves the cursor by n items (tabs with a cursor) or scrolls by n lines.
-func (in *inspector) move(b *body, n, height int) {
+func (in *inspector) move(b *tabBody, n, height int) {
 	if !in.tab.hasCursor() || len(b.first) == 0 {
 		in.ScrollBy(n)
 		return
@@ -293,12 +293,12 @@ func (in *inspector) move(b *body, n, height int) {
 
 // page scrolls by n lines; in a tab with a cursor, the cursor follows to the first item
 // that starts in view.
-func (in *inspector) page(b *body, n, height int) {
+func (in *inspector) page(b *tabBody, n, height int) {
 	in.ScrollBy(n)
 	if !in.tab.hasCursor() || len(b.first) == 0 {
 		return
 	}
-	top := min(max(in.scroll[in.tab], 0), max(0, len(b.lines)-bodyHeight(b, height)))
+	top := min(max(in.scroll[in.tab], 0), max(0, len(b.lines)-tabBodyHeight(b, height)))
 	in.scroll[in.tab] = top
 	for i, l := range b.first {
 		if l >= top {
@@ -311,8 +311,8 @@ func (in *inspector) page(b *body, n, height int) {
 
 // reveal scrolls so that item i is in view: all of it when it fits, else its first line,
 // with the group title or blank line just above it when the item is at the top.
-func (in *inspector) reveal(b *body, i, height int) {
-	h := bodyHeight(b, height)
+func (in *inspector) reveal(b *tabBody, i, height int) {
+	h := tabBodyHeight(b, height)
 	first := b.first[i]
 	for n := 0; n < 2 && first > 0 && b.item[first-1] < 0; n++ {
 		first--
@@ -332,7 +332,7 @@ func (in *inspector) reveal(b *body, i, height int) {
 }
 
 // activate runs enter on item i of the selected tab.
-func (in *inspector) activate(b *body, i int) inspectorAction {
+func (in *inspector) activate(b *tabBody, i int) inspectorAction {
 	switch in.tab {
 	case tabWhy:
 		if i < 0 || i >= len(b.first) {
@@ -358,8 +358,8 @@ func (in *inspector) activate(b *body, i int) inspectorAction {
 func (in *inspector) ScrollBy(n int) {
 	in.scroll[in.tab] = max(0, in.scroll[in.tab]+n)
 	if in.width > 0 {
-		b := in.body(in.width)
-		in.scroll[in.tab] = min(in.scroll[in.tab], max(0, len(b.lines)-bodyHeight(b, in.height)))
+		b := in.tabBody(in.width)
+		in.scroll[in.tab] = min(in.scroll[in.tab], max(0, len(b.lines)-tabBodyHeight(b, in.height)))
 	}
 }
 
@@ -370,9 +370,9 @@ func (in *inspector) ClickAt(line int) inspectorAction {
 	if in.width <= 0 || !in.tab.hasCursor() {
 		return nil
 	}
-	b := in.body(in.width)
+	b := in.tabBody(in.width)
 	at := line - 1 - len(b.head)
-	if at < 0 || at >= bodyHeight(b, in.height) {
+	if at < 0 || at >= tabBodyHeight(b, in.height) {
 		return nil
 	}
 	l := in.scroll[in.tab] + at
@@ -393,13 +393,13 @@ func (in *inspector) Render(width, height int, focused bool) string {
 	in.width, in.height = width, height
 	out := make([]string, 0, height)
 	out = append(out, in.tabBar(width, focused))
-	b := in.body(width)
+	b := in.tabBody(width)
 	head := b.head
 	if len(head) > height-1 {
 		head = head[:height-1]
 	}
 	out = append(out, head...)
-	h := bodyHeight(b, height)
+	h := tabBodyHeight(b, height)
 	s := &in.scroll[in.tab]
 	*s = min(max(*s, 0), max(0, len(b.lines)-h))
 	end := min(*s+h, len(b.lines))
@@ -412,7 +412,7 @@ func (in *inspector) Render(width, height int, focused bool) string {
 		line := b.lines[l]
 		switch {
 		case l == end-1 && end < len(b.lines) && h >= 3:
-			line = fit(in.th.Render(themes.Muted, "  ↓ "+strconv.Itoa(len(b.lines)-end+1)+" more lines"), width)
+			line = cutToWidth(in.th.Render(themes.Muted, "  ↓ "+strconv.Itoa(len(b.lines)-end+1)+" more lines"), width)
 		case l == cur && strings.HasPrefix(line, "  ") && width >= 2:
 			role := themes.Muted
 			if focused {
@@ -458,7 +458,7 @@ func (in *inspector) tabBar(width int, focused bool) string {
 		return b.String()
 	}
 	label := "[" + tabNames[in.tab][0] + "] " + strconv.Itoa(int(in.tab)+1) + "/" + strconv.Itoa(int(numTabs))
-	return fit(in.th.Render(active, label), width)
+	return cutToWidth(in.th.Render(active, label), width)
 }
 
 // Keys returns the keys of the focused inspector on its selected tab, with help texts.
@@ -484,42 +484,72 @@ func (in *inspector) Keys() []key.Binding {
 	return move
 }
 
-// fit cuts a generated line (a label, never untrusted text, which is wrapped) to width.
-func fit(s string, width int) string {
+// cutToWidth cuts a generated line (a label, never untrusted text, which is wrapped) to width.
+func cutToWidth(s string, width int) string {
 	if ansi.StringWidth(s) <= width {
 		return s
 	}
 	return ansi.Truncate(s, width, "")
 }
 
-// builder collects the lines of a body for one width.
-type builder struct {
+// tabBuilder collects the lines of a body for one width.
+type tabBuilder struct {
 	th      *themes.Theme
 	width   int
-	b       body
+	b       tabBody
 	itemNow int // the item the next lines belong to (-1: none)
+	around  map[themes.Role][2]string
 }
 
-// seg is a piece of a line and its role.
-type seg struct {
+// paint draws one line of text in a role, as the theme's Render does. Each role's style
+// is rendered once per body, around a marker, and its two ends reused for every text in
+// the role: lipgloss's Render was most of the cost of a long body (a 10,000-message
+// request). Underlined and struck-through roles, which lipgloss draws rune by rune, go
+// through Render.
+func (bb *tabBuilder) paint(role themes.Role, s string) string {
+	if s == "" {
+		return ""
+	}
+	if st := bb.th.Style(role); st.GetUnderline() || st.GetStrikethrough() {
+		return bb.th.Render(role, s) // lipgloss draws these rune by rune
+	}
+	a, ok := bb.around[role]
+	if !ok {
+		const marker = "\uE000"
+		out := bb.th.Render(role, marker)
+		i := strings.Index(out, marker)
+		if i < 0 { // a style that changes its text: no ends to reuse
+			return bb.th.Render(role, s)
+		}
+		a = [2]string{out[:i], out[i+len(marker):]}
+		if bb.around == nil {
+			bb.around = map[themes.Role][2]string{}
+		}
+		bb.around[role] = a
+	}
+	return a[0] + s + a[1]
+}
+
+// tabSeg is a piece of a line and its role.
+type tabSeg struct {
 	role themes.Role
 	text string
 }
 
 // head adds a pinned line under the tab bar, wrapped.
-func (bb *builder) head(role themes.Role, text string) {
-	for _, l := range wrapText(text, bb.width) {
-		bb.b.head = append(bb.b.head, bb.th.Render(role, l))
+func (bb *tabBuilder) head(role themes.Role, text string) {
+	for _, l := range wrapToWidth(text, bb.width) {
+		bb.b.head = append(bb.b.head, bb.paint(role, l))
 	}
 }
 
 // headSegs adds a pinned line made of segments (wrapped in one role when too wide).
-func (bb *builder) headSegs(segs ...seg) {
+func (bb *tabBuilder) headSegs(segs ...tabSeg) {
 	bb.b.head = append(bb.b.head, bb.segLines(0, segs)...)
 }
 
 // item starts item i: the lines added next belong to it. -1 ends the current item.
-func (bb *builder) item(i int) {
+func (bb *tabBuilder) item(i int) {
 	bb.itemNow = i
 	if i >= 0 {
 		for len(bb.b.first) <= i {
@@ -529,46 +559,46 @@ func (bb *builder) item(i int) {
 }
 
 // blank adds an empty line.
-func (bb *builder) blank() { bb.add("") }
+func (bb *tabBuilder) blank() { bb.add("") }
 
 // add adds a styled line that fits the width.
-func (bb *builder) add(line string) {
-	bb.b.lines = append(bb.b.lines, fit(line, bb.width))
+func (bb *tabBuilder) add(line string) {
+	bb.b.lines = append(bb.b.lines, cutToWidth(line, bb.width))
 	bb.b.item = append(bb.b.item, bb.itemNow)
 }
 
 // text adds text (already made inert) wrapped to the width after an indent of indent
 // cells, in one role. Continuation lines get hang more cells; an indented line (code)
 // continues two cells under its own indent.
-func (bb *builder) text(role themes.Role, indent, hang int, text string) {
-	for _, l := range wrapIndented(text, indent, hang, bb.width) {
-		bb.add(l.pad + bb.th.Render(role, l.text))
+func (bb *tabBuilder) text(role themes.Role, indent, hang int, text string) {
+	for _, l := range wrapHanging(text, indent, hang, bb.width) {
+		bb.add(l.pad + bb.paint(role, l.text))
 	}
 }
 
-// indented is a wrapped line: its indent and its text.
-type indented struct{ pad, text string }
+// wrappedLine is a wrapped line: its indent and its text.
+type wrappedLine struct{ pad, text string }
 
-// wrapIndented wraps text (tabs expanded here) for a width after an indent, continuation
+// wrapHanging wraps text (tabs expanded here) for a width after an indent, continuation
 // lines hang cells further in (two cells under the leading spaces of an indented line).
-func wrapIndented(text string, indent, hang, width int) []indented {
-	first, w := indentFor(indent, width)
-	var out []indented
+func wrapHanging(text string, indent, hang, width int) []wrappedLine {
+	first, w := roomFor(indent, width)
+	var out []wrappedLine
 	for _, para := range strings.Split(inert.ExpandTabs(text, 4), "\n") {
-		lines := wrapLine(para, w)
-		next, w2 := indentFor(indent+hang, width)
+		lines := wrapLineToWidth(para, w)
+		next, w2 := roomFor(indent+hang, width)
 		if lead := len(para) - len(strings.TrimLeft(para, " ")); lead > 0 {
-			next, w2 = indentFor(first+lead+2, width)
+			next, w2 = roomFor(first+lead+2, width)
 		}
 		if next != first && len(lines) > 1 && strings.HasPrefix(para, lines[0]) {
-			lines = append(lines[:1], wrapLine(strings.TrimLeft(para[len(lines[0]):], " "), w2)...)
+			lines = append(lines[:1], wrapLineToWidth(strings.TrimLeft(para[len(lines[0]):], " "), w2)...)
 		}
 		for i, l := range lines {
 			pad := first
 			if i > 0 {
 				pad = next
 			}
-			out = append(out, indented{strings.Repeat(" ", pad), l})
+			out = append(out, wrappedLine{strings.Repeat(" ", pad), l})
 		}
 	}
 	return out
@@ -576,14 +606,14 @@ func wrapIndented(text string, indent, hang, width int) []indented {
 
 // segs adds a line made of segments after an indent; when the segments do not fit they
 // are wrapped as one text in the first segment's role, continuing two cells further in.
-func (bb *builder) segs(indent int, segs ...seg) {
+func (bb *tabBuilder) segs(indent int, segs ...tabSeg) {
 	for _, l := range bb.segLines(indent, segs) {
 		bb.add(l)
 	}
 }
 
-func (bb *builder) segLines(indent int, segs []seg) []string {
-	pad, w := indentFor(indent, bb.width)
+func (bb *tabBuilder) segLines(indent int, segs []tabSeg) []string {
+	pad, w := roomFor(indent, bb.width)
 	plain := 0
 	for _, s := range segs {
 		plain += ansi.StringWidth(s.text)
@@ -593,7 +623,7 @@ func (bb *builder) segLines(indent int, segs []seg) []string {
 		b.WriteString(strings.Repeat(" ", pad))
 		for _, s := range segs {
 			if s.text != "" {
-				b.WriteString(bb.th.Render(s.role, s.text))
+				b.WriteString(bb.paint(s.role, s.text))
 			}
 		}
 		return []string{b.String()}
@@ -607,54 +637,54 @@ func (bb *builder) segLines(indent int, segs []seg) []string {
 		role = segs[0].role
 	}
 	var out []string
-	for _, l := range wrapIndented(all.String(), indent, 2, bb.width) {
-		out = append(out, l.pad+bb.th.Render(role, l.text))
+	for _, l := range wrapHanging(all.String(), indent, 2, bb.width) {
+		out = append(out, l.pad+bb.paint(role, l.text))
 	}
 	return out
 }
 
 // done returns the body.
-func (bb *builder) done() *body { return &bb.b }
+func (bb *tabBuilder) done() *tabBody { return &bb.b }
 
-// indentFor keeps an indent that leaves room for text: at least a quarter of the width
+// roomFor keeps an indent that leaves room for text: at least a quarter of the width
 // (and one cell) for the text itself.
-func indentFor(indent, width int) (int, int) {
+func roomFor(indent, width int) (int, int) {
 	if room := width - indent; room < max(1, width/4) {
 		indent = max(0, width-max(1, width/4))
 	}
 	return indent, width - indent
 }
 
-// wrapText wraps text (made inert, tabs expanded here) to width cells: at spaces when it
+// wrapToWidth wraps text (made inert, tabs expanded here) to width cells: at spaces when it
 // can, inside a word when the word alone is wider than the width. Every line it returns
 // is at most width cells wide.
-func wrapText(text string, width int) []string {
+func wrapToWidth(text string, width int) []string {
 	text = inert.ExpandTabs(text, 4)
 	width = max(width, 1)
 	var out []string
 	for _, para := range strings.Split(text, "\n") {
-		out = append(out, wrapLine(para, width)...)
+		out = append(out, wrapLineToWidth(para, width)...)
 	}
 	return out
 }
 
-// wrapLine wraps one line: greedy, breaking at the last space that fits, else at the
+// wrapLineToWidth wraps one line: greedy, breaking at the last space that fits, else at the
 // width. Leading spaces (indentation of code and JSON) are kept on the first line.
-func wrapLine(s string, width int) []string {
+func wrapLineToWidth(s string, width int) []string {
 	if ansi.StringWidth(s) <= width {
 		return []string{s}
 	}
 	var out []string
-	for _, p := range wrapOffsets(s, width) {
+	for _, p := range wrapRanges(s, width) {
 		out = append(out, s[p[0]:p[1]])
 	}
 	return out
 }
 
-// wrapOffsets returns the byte ranges of the lines wrapLine makes of s: trailing spaces
+// wrapRanges returns the byte ranges of the lines wrapLineToWidth makes of s: trailing spaces
 // left out, and the spaces a line breaks at dropped. A rune wider than the width (a wide
 // character at width 1) is left out: it cannot be shown.
-func wrapOffsets(s string, width int) [][2]int {
+func wrapRanges(s string, width int) [][2]int {
 	width = max(width, 1)
 	var out [][2]int
 	start := 0
@@ -662,7 +692,7 @@ func wrapOffsets(s string, width int) [][2]int {
 		cut, lastSpace, w := start, -1, 0
 		for i := start; i < len(s); {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			rw := runeWidth(r)
+			rw := runeCells(r)
 			if w+rw > width {
 				break
 			}
@@ -697,8 +727,8 @@ func wrapOffsets(s string, width int) [][2]int {
 	return out
 }
 
-// runeWidth is the cells a rune takes, by the one width measure.
-func runeWidth(r rune) int {
+// runeCells is the cells a rune takes, by the one width measure.
+func runeCells(r rune) int {
 	if r < 0x80 {
 		return 1
 	}

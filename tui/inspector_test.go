@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +17,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
@@ -24,9 +27,25 @@ import (
 	"github.com/ctxlab/ctxlab/themes"
 )
 
-// demo is a demo script played into an in-memory store: each turn's trace as it was sent
+// The tests draw frames with the ASCII colour profile, and -update rewrites the golden
+// files. Other test files of the package may set the profile and declare the flag too:
+// it is registered here only when it is not yet, and read by name.
+func init() {
+	lipgloss.SetColorProfile(termenv.Ascii)
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files under testdata/")
+	}
+}
+
+// updating reports whether -update was given.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+// inspectorDemo is a demo script played into an in-memory store: each turn's trace as it was sent
 // and as a replay gives it, the chat's branches and usage.
-type demo struct {
+type inspectorDemo struct {
 	eng      *engine.Engine
 	store    *engine.MemStore
 	sess     *engine.Session
@@ -37,8 +56,8 @@ type demo struct {
 	usage    chat.Usage
 }
 
-// loadContext loads a demo context file.
-func loadContext(t testing.TB, name string) *ctxfile.File {
+// loadDemoContext loads a demo context file.
+func loadDemoContext(t testing.TB, name string) *ctxfile.File {
 	t.Helper()
 	file, err := ctxfile.Load(filepath.Join("..", "testdata", "demo", name))
 	if err != nil {
@@ -47,27 +66,27 @@ func loadContext(t testing.TB, name string) *ctxfile.File {
 	return file
 }
 
-// newEngine returns an engine on the demo context over st, with a fixed clock and ids.
-func newEngine(t testing.TB, file *ctxfile.File, st engine.Store) *engine.Engine {
+// newDemoEngine returns an engine on the demo context over st, with a fixed clock and ids.
+func newDemoEngine(t testing.TB, file *ctxfile.File, st engine.Store) *engine.Engine {
 	t.Helper()
 	n := 0
 	eng, err := engine.New(engine.Options{Context: file, Store: st,
 		Now:   func() time.Time { return time.Date(2026, 3, 28, 10, 0, 0, 0, time.UTC) },
-		NewID: func() string { n++; return fmt.Sprintf("id-%03d", n) }, Cost: price})
+		NewID: func() string { n++; return fmt.Sprintf("id-%03d", n) }, Cost: demoPrice})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return eng
 }
 
-// price is gpt-4o-mini's price: $0.15 per million prompt tokens, $0.60 per million
+// demoPrice is gpt-4o-mini's price: $0.15 per million prompt tokens, $0.60 per million
 // completion tokens.
-func price(_ string, u chat.Usage) (float64, bool) {
+func demoPrice(_ string, u chat.Usage) (float64, bool) {
 	return (float64(u.PromptTokens)*0.15 + float64(u.CompletionTokens)*0.60) / 1e6, true
 }
 
-// playDemo plays a demo script (under testdata/demo) in memory.
-func playDemo(t testing.TB, name string) *demo {
+// playInspectorDemo plays a demo script (under testdata/demo) in memory.
+func playInspectorDemo(t testing.TB, name string) *inspectorDemo {
 	t.Helper()
 	ctx := context.Background()
 	sc, err := script.Load(filepath.Join("..", "testdata", "demo", name))
@@ -75,7 +94,7 @@ func playDemo(t testing.TB, name string) *demo {
 		t.Fatal(err)
 	}
 	st := engine.NewMemStore(nil)
-	d := &demo{eng: newEngine(t, loadContext(t, "support.ctx.yaml"), st), store: st, chatID: sc.Chat.ID}
+	d := &inspectorDemo{eng: newDemoEngine(t, loadDemoContext(t, "support.ctx.yaml"), st), store: st, chatID: sc.Chat.ID}
 	r := &script.Runner{Engine: d.eng, OnTurn: func(_ *script.Step, res *engine.TurnResult) {
 		d.sent = append(d.sent, res.Trace(sc.Chat.ID))
 	}}
@@ -98,10 +117,10 @@ func playDemo(t testing.TB, name string) *demo {
 }
 
 // reevaluated replays the chat under another context file (replay --context).
-func (d *demo) reevaluated(t testing.TB, name string) []*engine.Trace {
+func (d *inspectorDemo) reevaluated(t testing.TB, name string) []*engine.Trace {
 	t.Helper()
 	var out []*engine.Trace
-	eng := newEngine(t, loadContext(t, name), d.store)
+	eng := newDemoEngine(t, loadDemoContext(t, name), d.store)
 	if err := eng.Replay(context.Background(), d.chatID, true, func(tr *engine.Trace) error {
 		out = append(out, tr)
 		return nil
@@ -111,14 +130,14 @@ func (d *demo) reevaluated(t testing.TB, name string) []*engine.Trace {
 	return out
 }
 
-func (d *demo) chatView() chatView {
-	cost, _ := price("", d.usage)
+func (d *inspectorDemo) chatView() chatView {
+	cost, _ := demoPrice("", d.usage)
 	return chatView{Branches: d.branches, Active: d.sess.Branch(), Totals: d.usage,
 		CostUSD: cost, CostKnown: true, ContextWindow: 128000}
 }
 
-// golden compares got with testdata/inspector/name.golden, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
+// inspectorGolden compares got with testdata/inspector/name.golden, or rewrites it with -update.
+func inspectorGolden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "inspector", name+".golden")
 	if updating() {
@@ -139,17 +158,17 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-// checkFrame checks a frame is exactly height lines of at most width cells.
-func checkFrame(t *testing.T, frame string, width, height int) {
+// checkInspectorFrame checks a frame is exactly height lines of at most width cells.
+func checkInspectorFrame(t *testing.T, frame string, width, height int) {
 	t.Helper()
-	if msg := frameProblem(frame, width, height); msg != "" {
+	if msg := inspectorFrameProblem(frame, width, height); msg != "" {
 		t.Fatal(msg)
 	}
 }
 
-// frameProblem says what is wrong with a frame that is not exactly height lines of at
+// inspectorFrameProblem says what is wrong with a frame that is not exactly height lines of at
 // most width cells ("" for nothing).
-func frameProblem(frame string, width, height int) string {
+func inspectorFrameProblem(frame string, width, height int) string {
 	lines := strings.Split(frame, "\n")
 	if len(lines) != height {
 		return fmt.Sprintf("%dx%d: %d lines, want %d", width, height, len(lines), height)
@@ -162,15 +181,35 @@ func frameProblem(frame string, width, height int) string {
 	return ""
 }
 
+func inspectorKey(s string) tea.KeyMsg {
+	switch s {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "up":
+		return tea.KeyMsg{Type: tea.KeyUp}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	case "pgdown":
+		return tea.KeyMsg{Type: tea.KeyPgDown}
+	case "pgup":
+		return tea.KeyMsg{Type: tea.KeyPgUp}
+	case "home":
+		return tea.KeyMsg{Type: tea.KeyHome}
+	case "end":
+		return tea.KeyMsg{Type: tea.KeyEnd}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s)}
+}
+
 // The sizes the inspector gets: beside the transcript at 120x40, full width at 80x24.
-var sizes = []struct {
+var inspectorSizes = []struct {
 	name          string
 	width, height int
 }{{"48x38", 48, 38}, {"80x22", 80, 22}}
 
 func TestInspectorGoldens(t *testing.T) {
-	support := playDemo(t, "support.script.yaml")
-	branching := playDemo(t, "branching.script.yaml")
+	support := playInspectorDemo(t, "support.script.yaml")
+	branching := playInspectorDemo(t, "branching.script.yaml")
 	turn3 := support.replayed[2] // fired reminders, the tool failure of turn 2, a system reminder
 	edited := support.reevaluated(t, "support-edited.ctx.yaml")
 	preview := support.sess.Preview(engine.UserInput{Text: "the query failed again with an error", At: time.Date(2026, 3, 28, 9, 5, 0, 0, time.UTC)})
@@ -206,7 +245,7 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "usage_not_reported", tab: tabUsage, view: turnView{Trace: support.replayed[3]}, chat: support.chatView()},
 	}
 	for _, tt := range tests {
-		for _, sz := range sizes {
+		for _, sz := range inspectorSizes {
 			t.Run(tt.name+"_"+sz.name, func(t *testing.T) {
 				in := newInspector(themes.Mono())
 				in.SetTurn(tt.view)
@@ -214,18 +253,18 @@ func TestInspectorGoldens(t *testing.T) {
 				in.SetTab(tt.tab)
 				in.Render(sz.width, sz.height, true)
 				for _, k := range tt.keys {
-					in.HandleKey(keyMsg(k))
+					in.HandleKey(inspectorKey(k))
 				}
 				frame := in.Render(sz.width, sz.height, true)
-				checkFrame(t, frame, sz.width, sz.height)
-				golden(t, tt.name+"_"+sz.name, frame)
+				checkInspectorFrame(t, frame, sz.width, sz.height)
+				inspectorGolden(t, tt.name+"_"+sz.name, frame)
 			})
 		}
 	}
 }
 
-// allTabs renders every tab of an inspector at a size.
-func allTabs(in *inspector, width, height int) []string {
+// renderAllTabs renders every tab of an inspector at a size.
+func renderAllTabs(in *inspector, width, height int) []string {
 	var out []string
 	for tab := range numTabs {
 		in.SetTab(tab)
@@ -235,9 +274,9 @@ func allTabs(in *inspector, width, height int) []string {
 }
 
 func TestInspectorFitsEverySize(t *testing.T) {
-	support := playDemo(t, "support.script.yaml")
-	branching := playDemo(t, "branching.script.yaml")
-	hv, hc := hostileView()
+	support := playInspectorDemo(t, "support.script.yaml")
+	branching := playInspectorDemo(t, "branching.script.yaml")
+	hv, hc := hostileInspectorView()
 	views := []struct {
 		view turnView
 		chat chatView
@@ -252,34 +291,34 @@ func TestInspectorFitsEverySize(t *testing.T) {
 		in.SetTurn(v.view)
 		in.SetChat(v.chat)
 		in.SetTab(tabWhy)
-		in.HandleKey(keyMsg("enter")) // a tree open
+		in.HandleKey(inspectorKey("enter")) // a tree open
 		in.SetTab(tabRequest)
-		in.HandleKey(keyMsg("d"))
+		in.HandleKey(inspectorKey("d"))
 		for width := 20; width <= 160; width++ {
 			for _, height := range []int{3, 9, 21, 39} {
-				for ti, frame := range allTabs(in, width, height) {
-					if msg := frameProblem(frame, width, height); msg != "" {
+				for ti, frame := range renderAllTabs(in, width, height) {
+					if msg := inspectorFrameProblem(frame, width, height); msg != "" {
 						t.Fatalf("view %d, %s tab: %s", vi, inspectorTab(ti), msg)
 					}
 				}
 			}
 		}
 		for _, sz := range [][2]int{{1, 1}, {1, 5}, {5, 1}, {2, 2}, {0, 0}, {-3, -3}} {
-			for ti, frame := range allTabs(in, sz[0], sz[1]) {
-				checkFrame(t, frame, max(sz[0], 1), max(sz[1], 1))
+			for ti, frame := range renderAllTabs(in, sz[0], sz[1]) {
+				checkInspectorFrame(t, frame, max(sz[0], 1), max(sz[1], 1))
 				_ = ti
 			}
 		}
 	}
 }
 
-// hostile is text that tries to drive the terminal.
-const hostile = "\x1b]0;PWNED\x07\x1b[2J"
+// hostileText is text that tries to drive the terminal.
+const hostileText = "\x1b]0;PWNED\x07\x1b[2J"
 
-// hostileView returns a turn and a chat whose every untrusted string holds hostile text,
+// hostileInspectorView returns a turn and a chat whose every untrusted string holds hostile text,
 // wide characters, tabs and a long word.
-func hostileView() (turnView, chatView) {
-	odd := hostile + " 日本語\tx " + strings.Repeat("w", 70)
+func hostileInspectorView() (turnView, chatView) {
+	odd := hostileText + " 日本語\tx " + strings.Repeat("w", 70)
 	pred := &predicates.Result{Expr: "contentIncludes('x')" + odd, Why: "why " + odd, Error: "err " + odd,
 		Children: []predicates.Result{{Expr: "child" + odd, Why: odd}}}
 	tr := &engine.Trace{Turn: 1, Branch: "main" + odd, At: "2026-03-27T14:30:00Z" + odd, Error: "model: " + odd,
@@ -300,16 +339,45 @@ func hostileView() (turnView, chatView) {
 	return turnView{Trace: tr}, c
 }
 
+// TestTurnHeader checks what the pinned header of every turn tab says of the turn.
+func TestTurnHeader(t *testing.T) {
+	tests := []struct {
+		name string
+		view turnView
+		want []string
+	}{
+		{"sent", turnView{Trace: &engine.Trace{Turn: 3, Branch: "main", At: "2026-03-27T14:35:00Z"}},
+			[]string{"turn 3 · main · 2026-03-27T14:35:00Z"}},
+		{"preview", turnView{Trace: &engine.Trace{Turn: 4, Branch: "main"}, Preview: true},
+			[]string{"PREVIEW turn 4 · main · nothing sent"}},
+		{"imported", turnView{Trace: &engine.Trace{Turn: 1, Branch: "main", At: "t", NotRecorded: true}},
+			[]string{"turn 1 · main · t", "no record (imported): rebuilt from the messages"}},
+		{"another writer", turnView{Trace: &engine.Trace{Turn: 2, Branch: "main-v2", At: "t", PlannedOn: "main"}},
+			[]string{"turn 2 · main-v2 · t", "planned on main, which another writer moved: saved on main-v2"}},
+	}
+	for _, tt := range tests {
+		for _, tab := range []inspectorTab{tabWhy, tabPrompt, tabRequest, tabUsage} {
+			in := newInspector(themes.Mono())
+			in.SetTurn(tt.view)
+			in.SetTab(tab)
+			head := in.tabBody(100).head
+			if len(head) < len(tt.want) || strings.Join(head[:len(tt.want)], "\n") != strings.Join(tt.want, "\n") {
+				t.Errorf("%s, %s tab: header %q, want it to start with %q", tt.name, tab, head, tt.want)
+			}
+		}
+	}
+}
+
 func TestInspectorHostileText(t *testing.T) {
-	view, c := hostileView()
+	view, c := hostileInspectorView()
 	tr := view.Trace
 	for _, view := range []turnView{{Trace: tr}, {Trace: tr, Preview: true}} {
 		in := newInspector(themes.Dark())
 		in.SetTurn(view)
 		in.SetChat(c)
-		in.HandleKey(keyMsg("enter"))
+		in.HandleKey(inspectorKey("enter"))
 		for _, width := range []int{30, 80} {
-			for _, frame := range allTabs(in, width, 60) {
+			for _, frame := range renderAllTabs(in, width, 60) {
 				for _, bad := range []string{"PWNED\x07", "\x1b]", "\x1b[2J", "\x07", "\u009b"} {
 					if strings.Contains(frame, bad) {
 						t.Fatalf("%q reached the frame:\n%s", bad, frame)
@@ -321,8 +389,8 @@ func TestInspectorHostileText(t *testing.T) {
 }
 
 func TestInspectorKeys(t *testing.T) {
-	support := playDemo(t, "support.script.yaml")
-	branching := playDemo(t, "branching.script.yaml")
+	support := playInspectorDemo(t, "support.script.yaml")
+	branching := playInspectorDemo(t, "branching.script.yaml")
 	in := newInspector(themes.Mono())
 	in.SetTurn(turnView{Trace: support.replayed[2], Prev: support.replayed[1]})
 	in.SetChat(branching.chatView())
@@ -330,23 +398,23 @@ func TestInspectorKeys(t *testing.T) {
 
 	// Why: the cursor walks the decisions, enter opens and closes a tree.
 	before := in.Render(48, 20, true)
-	in.HandleKey(keyMsg("down"))
+	in.HandleKey(inspectorKey("down"))
 	if in.cursor[tabWhy] != 1 {
 		t.Fatalf("cursor %d after down, want 1", in.cursor[tabWhy])
 	}
-	if a := in.HandleKey(keyMsg("enter")); a != nil {
+	if a := in.HandleKey(inspectorKey("enter")); a != nil {
 		t.Errorf("enter on Why returned %#v, want nil", a)
 	}
 	if !strings.Contains(in.Render(48, 20, true), "predicate tree:") {
 		t.Error("enter did not open the predicate tree")
 	}
-	in.HandleKey(keyMsg("enter"))
-	in.HandleKey(keyMsg("up"))
+	in.HandleKey(inspectorKey("enter"))
+	in.HandleKey(inspectorKey("up"))
 	if got := in.Render(48, 20, true); got != before {
 		t.Errorf("enter twice and up did not come back:\n%s\nwant\n%s", got, before)
 	}
-	in.HandleKey(keyMsg("end"))
-	if last := len(in.body(48).first) - 1; in.cursor[tabWhy] != last {
+	in.HandleKey(inspectorKey("end"))
+	if last := len(in.tabBody(48).first) - 1; in.cursor[tabWhy] != last {
 		t.Errorf("end: cursor %d, want %d", in.cursor[tabWhy], last)
 	}
 	if !strings.Contains(in.Render(48, 20, true), "▸") {
@@ -356,11 +424,11 @@ func TestInspectorKeys(t *testing.T) {
 	// Request: scrolling and d.
 	in.SetTab(tabRequest)
 	top := in.Render(48, 20, true)
-	in.HandleKey(keyMsg("pgdown"))
+	in.HandleKey(inspectorKey("pgdown"))
 	if in.Render(48, 20, true) == top || in.scroll[tabRequest] == 0 {
 		t.Error("pgdown did not scroll the request")
 	}
-	in.HandleKey(keyMsg("d"))
+	in.HandleKey(inspectorKey("d"))
 	if !strings.Contains(in.Render(48, 20, true), "only what is new") || in.scroll[tabRequest] != 0 {
 		t.Error("d did not show only what is new from the top")
 	}
@@ -371,9 +439,9 @@ func TestInspectorKeys(t *testing.T) {
 	if last := len(branching.branches) - 1; in.cursor[tabBranches] != last {
 		t.Errorf("branches cursor on %d, want %d (the active main-v3)", in.cursor[tabBranches], last)
 	}
-	in.HandleKey(keyMsg("home"))
-	in.HandleKey(keyMsg("down"))
-	if a, ok := in.HandleKey(keyMsg("enter")).(switchBranchAction); !ok || a.Name != "main-v2" {
+	in.HandleKey(inspectorKey("home"))
+	in.HandleKey(inspectorKey("down"))
+	if a, ok := in.HandleKey(inspectorKey("enter")).(switchBranchAction); !ok || a.Name != "main-v2" {
 		t.Errorf("enter on the second branch: %#v, want switch to main-v2", a)
 	}
 	// Line 0 is the tab bar, 1 the header, 2 the rule under it, 3 the first branch: a
@@ -393,8 +461,8 @@ func TestInspectorKeys(t *testing.T) {
 
 	// A new turn resets the cursor and scroll; a new trace of the same turn keeps them.
 	in.SetTab(tabWhy)
-	in.HandleKey(keyMsg("home"))
-	in.HandleKey(keyMsg("down"))
+	in.HandleKey(inspectorKey("home"))
+	in.HandleKey(inspectorKey("down"))
 	again := *support.replayed[2]
 	in.SetTurn(turnView{Trace: &again, Prev: support.replayed[1]})
 	if in.cursor[tabWhy] != 1 {
@@ -420,7 +488,7 @@ func TestInspectorKeys(t *testing.T) {
 
 // BenchmarkInspectorRender scrolls a rendered Why tab at 64x50, as the mouse wheel does.
 func BenchmarkInspectorRender(b *testing.B) {
-	support := playDemo(b, "support.script.yaml")
+	support := playInspectorDemo(b, "support.script.yaml")
 	in := newInspector(themes.Dark())
 	in.SetTurn(turnView{Trace: support.replayed[2]})
 	for i := range support.replayed[2].Decisions { // every tree open: a long body
@@ -441,16 +509,16 @@ func BenchmarkInspectorRender(b *testing.B) {
 func TestRequestHighlightsReminders(t *testing.T) {
 	lipgloss.SetColorProfile(termenv.ANSI256)
 	defer lipgloss.SetColorProfile(termenv.Ascii)
-	support := playDemo(t, "support.script.yaml")
+	support := playInspectorDemo(t, "support.script.yaml")
 	th := themes.Dark()
 	in := newInspector(th)
 	in.SetTurn(turnView{Trace: support.replayed[2], Prev: support.replayed[1]})
 	in.SetTab(tabRequest)
 	for _, onlyNew := range []bool{false, true} {
 		if onlyNew {
-			in.HandleKey(keyMsg("d"))
+			in.HandleKey(inspectorKey("d"))
 		}
-		b := in.body(200)
+		b := in.tabBody(200)
 		all := strings.Join(b.lines, "\n")
 		if !strings.Contains(all, "\x1b[") {
 			t.Fatal("no styles at all: the colour profile did not take")
@@ -472,7 +540,7 @@ func TestRequestHighlightsReminders(t *testing.T) {
 		x := th.Render(themes.Reminder, "x")
 		open := x[:strings.Index(x, "x")]
 		for _, want := range wants {
-			if !inRole(b.lines, want, open) {
+			if !inReminderRole(b.lines, want, open) {
 				t.Errorf("only new %v: the reminder line %q is not highlighted", onlyNew, want)
 			}
 		}
@@ -482,9 +550,9 @@ func TestRequestHighlightsReminders(t *testing.T) {
 	}
 }
 
-// inRole reports whether text is on one of lines inside a run of the style that opens
+// inReminderRole reports whether text is on one of lines inside a run of the style that opens
 // with open: the last sequence before it is open, and no reset inside it.
-func inRole(lines []string, text, open string) bool {
+func inReminderRole(lines []string, text, open string) bool {
 	for _, l := range lines {
 		i := strings.Index(l, text)
 		if i < 0 {
@@ -501,7 +569,7 @@ func inRole(lines []string, text, open string) bool {
 // TestInspectorNumbersAreTheTrace checks the numbers the Why, Prompt and Usage tabs show
 // for each turn of the demo against the turn's JSON trace (what run --json prints).
 func TestInspectorNumbersAreTheTrace(t *testing.T) {
-	support := playDemo(t, "support.script.yaml")
+	support := playInspectorDemo(t, "support.script.yaml")
 	for i := range support.sent {
 		tr := &support.sent[i]
 		raw, err := tr.MarshalJSON()
@@ -536,7 +604,7 @@ func TestInspectorNumbersAreTheTrace(t *testing.T) {
 		in.SetChat(support.chatView())
 		render := func(tab inspectorTab) string {
 			in.SetTab(tab)
-			return strings.Join(in.body(120).head, "\n") + "\n" + strings.Join(in.body(120).lines, "\n")
+			return strings.Join(in.tabBody(120).head, "\n") + "\n" + strings.Join(in.tabBody(120).lines, "\n")
 		}
 		why, usage := render(tabWhy), render(tabUsage)
 		for _, d := range j.Decisions {
@@ -553,7 +621,7 @@ func TestInspectorNumbersAreTheTrace(t *testing.T) {
 			wants = append(wants, fmt.Sprintf(" %d ", u.Reported.Prompt), fmt.Sprintf(" %d ", u.Reported.Completion))
 		}
 		if u.Difference != nil {
-			wants = append(wants, signed(*u.Difference))
+			wants = append(wants, signedText(*u.Difference))
 		}
 		if u.CostUSD != nil {
 			wants = append(wants, fmt.Sprintf("cost $%.6f", *u.CostUSD))
@@ -575,7 +643,7 @@ func TestInspectorNumbersAreTheTrace(t *testing.T) {
 // TestInspectorCache checks that scrolling, moving the cursor and rendering again reuse
 // the rendered body, and that what changes the body renders it again.
 func TestInspectorCache(t *testing.T) {
-	support := playDemo(t, "support.script.yaml")
+	support := playInspectorDemo(t, "support.script.yaml")
 	in := newInspector(themes.Mono())
 	in.SetTurn(turnView{Trace: support.replayed[2], Prev: support.replayed[1]})
 	in.Render(48, 20, true)
@@ -586,10 +654,10 @@ func TestInspectorCache(t *testing.T) {
 	}{
 		{"render again", func() {}, false},
 		{"scroll", func() { in.ScrollBy(3) }, false},
-		{"cursor", func() { in.HandleKey(keyMsg("down")) }, false},
+		{"cursor", func() { in.HandleKey(inspectorKey("down")) }, false},
 		{"unfocused", func() { in.Render(48, 20, false) }, false},
 		{"other height", func() { in.Render(48, 30, true) }, false},
-		{"open a tree", func() { in.HandleKey(keyMsg("enter")) }, true},
+		{"open a tree", func() { in.HandleKey(inspectorKey("enter")) }, true},
 		{"other width", func() { in.Render(50, 20, true) }, true},
 		{"back to the width", func() { in.Render(48, 20, true) }, false},
 		{"theme", func() { in.SetTheme(themes.Dark()) }, true},
@@ -610,24 +678,24 @@ func TestInspectorCache(t *testing.T) {
 // pane, every tree open: the cursor is always on screen, and so is the whole decision
 // when it fits.
 func TestInspectorCursorStaysInView(t *testing.T) {
-	support := playDemo(t, "support.script.yaml")
+	support := playInspectorDemo(t, "support.script.yaml")
 	in := newInspector(themes.Mono())
 	in.SetTurn(turnView{Trace: support.replayed[2]})
 	const w, h = 48, 12
 	in.Render(w, h, true)
-	n := len(in.body(w).first)
+	n := len(in.tabBody(w).first)
 	for i := 0; i < n; i++ {
-		in.HandleKey(keyMsg("enter"))
-		in.HandleKey(keyMsg("down"))
+		in.HandleKey(inspectorKey("enter"))
+		in.HandleKey(inspectorKey("down"))
 	}
-	in.HandleKey(keyMsg("home"))
+	in.HandleKey(inspectorKey("home"))
 	for _, dir := range []string{"down", "up"} {
 		for i := 0; i < n; i++ {
 			frame := in.Render(w, h, true)
 			if !strings.Contains(frame, "▸") {
 				t.Fatalf("%s %d: the cursor is off screen:\n%s", dir, i, frame)
 			}
-			b := in.body(w)
+			b := in.tabBody(w)
 			c := in.cursor[tabWhy]
 			size := 0
 			for _, it := range b.item {
@@ -636,7 +704,7 @@ func TestInspectorCursorStaysInView(t *testing.T) {
 				}
 			}
 			shown := 0
-			end := min(len(b.lines), in.scroll[tabWhy]+bodyHeight(b, h))
+			end := min(len(b.lines), in.scroll[tabWhy]+tabBodyHeight(b, h))
 			if end < len(b.lines) { // the last row says how many more lines there are
 				end--
 			}
@@ -645,10 +713,26 @@ func TestInspectorCursorStaysInView(t *testing.T) {
 					shown++
 				}
 			}
-			if size <= bodyHeight(b, h)-1 && shown != size {
+			if size <= tabBodyHeight(b, h)-1 && shown != size {
 				t.Fatalf("%s %d: %d of the decision's %d lines shown:\n%s", dir, i, shown, size, frame)
 			}
-			in.HandleKey(keyMsg(dir))
+			in.HandleKey(inspectorKey(dir))
 		}
+	}
+}
+
+// BenchmarkRequestBody renders the Request tab of a turn that sends 10,000 messages
+// (once per turn, tab and width; scrolling it then costs what BenchmarkInspectorRender
+// does).
+func BenchmarkRequestBody(b *testing.B) {
+	tr := &engine.Trace{Turn: 5000, Branch: "main"}
+	for i := 0; i < 10000; i++ {
+		tr.Request.Messages = append(tr.Request.Messages, chat.WireMessage{Role: chat.RoleUser, Content: strings.Repeat("word ", 40)})
+	}
+	for b.Loop() {
+		in := newInspector(themes.Dark())
+		in.SetTurn(turnView{Trace: tr})
+		in.SetTab(tabRequest)
+		in.Render(64, 50, true)
 	}
 }

@@ -47,7 +47,7 @@ func newKeyMap() *keyMap {
 	k := &keyMap{
 		NextFocus: b("tab", "next area", "tab"),
 		PrevFocus: b("shift+tab", "previous area", "shift+tab"),
-		Inspector: b("alt+i", "inspector instead of transcript (below 100 columns)", "alt+i"),
+		Inspector: b("alt+i", "inspector/transcript (narrow screens)", "alt+i"),
 		Esc:       b("esc", "cancel the reply, or back to the composer", "esc"),
 		Quit:      b("ctrl+c", "cancel the reply, or quit", "ctrl+c"),
 		Help:      b("f1", "help", "f1"),
@@ -100,6 +100,15 @@ type helpGroup struct {
 	Keys  []key.Binding
 	// Extra rows document what is not a key (the mouse).
 	Extra []helpRow
+}
+
+// anywhere returns the bindings that work in every area (the five tabs' bindings of a
+// kind are one row in the help).
+func (k *keyMap) anywhere() []key.Binding {
+	out := []key.Binding{k.NextFocus, k.PrevFocus}
+	out = append(out, k.Tabs[:]...)
+	out = append(out, k.TabDigits[:]...)
+	return append(out, k.Inspector, k.Reload, k.Chats, k.Esc, k.Quit, k.Help, k.HelpQ)
 }
 
 // composer returns the composer's bindings.

@@ -28,13 +28,13 @@ func (m *markdown) Render(text string, width int) []string {
 		r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(m.style), glamour.WithWordWrap(width),
 			glamour.WithColorProfile(lipgloss.ColorProfile()))
 		if err != nil {
-			return wrapText(text, width)
+			return wrapToWidth(text, width)
 		}
 		m.r, m.width = r, width
 	}
 	out, err := m.r.Render(text)
 	if err != nil {
-		return wrapText(text, width)
+		return wrapToWidth(text, width)
 	}
 	lines := strings.Split(out, "\n")
 	for i := range lines {

@@ -12,10 +12,10 @@ import (
 // renderPrompt renders the Prompt tab: the turn's system prompt in sections (run-start
 // reminders, each top-level fragment, the instructions block, the explanation), each with
 // its estimate as the trace records it, the total at the top.
-func (in *inspector) renderPrompt(bb *builder) {
+func (in *inspector) renderPrompt(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurn(bb)
+		noTurnLine(bb)
 		return
 	}
 	in.turnHeader(bb, t)
@@ -27,11 +27,11 @@ func (in *inspector) renderPrompt(bb *builder) {
 				total += s.Tokens
 			}
 		}
-		bb.headSegs(seg{themes.Text, "system prompt ~" + strconv.Itoa(total) + " tokens"},
-			seg{themes.Muted, " · " + strconv.Itoa(len(sections)) + " sections"})
+		bb.headSegs(tabSeg{themes.Text, "system prompt ~" + strconv.Itoa(total) + " tokens"},
+			tabSeg{themes.Muted, " · " + strconv.Itoa(len(sections)) + " sections"})
 	} else {
-		bb.headSegs(seg{themes.Text, "system prompt"},
-			seg{themes.Muted, " · sizes not recorded (whole request ~" + strconv.Itoa(t.Usage.Estimated.PromptTokens) + " tokens)"})
+		bb.headSegs(tabSeg{themes.Text, "system prompt"},
+			tabSeg{themes.Muted, " · sizes not recorded (whole request ~" + strconv.Itoa(t.Usage.Estimated.PromptTokens) + " tokens)"})
 	}
 	if len(sections) == 0 {
 		bb.text(themes.Muted, 0, 0, "no system prompt: the context file renders nothing")
@@ -41,7 +41,7 @@ func (in *inspector) renderPrompt(bb *builder) {
 		if i > 0 {
 			bb.blank()
 		}
-		name, role := sectionTitle(s), themes.Text
+		name, role := promptSectionTitle(s), themes.Text
 		if s.Kind == engine.SectionRunStart {
 			role = themes.Reminder
 		}
@@ -56,7 +56,7 @@ func (in *inspector) renderPrompt(bb *builder) {
 		default:
 			size = "size not recorded"
 		}
-		bb.segs(0, seg{role, "── " + name}, seg{themes.Muted, "  " + size})
+		bb.segs(0, tabSeg{role, "── " + name}, tabSeg{themes.Muted, "  " + size})
 		textRole := themes.Muted
 		if s.Kind == engine.SectionRunStart {
 			textRole = themes.Reminder
@@ -65,8 +65,8 @@ func (in *inspector) renderPrompt(bb *builder) {
 	}
 }
 
-// sectionTitle names a section of the system prompt.
-func sectionTitle(s engine.PromptSection) string {
+// promptSectionTitle names a section of the system prompt.
+func promptSectionTitle(s engine.PromptSection) string {
 	switch s.Kind {
 	case engine.SectionRunStart:
 		return "run-start reminder " + inert.Line(s.Name)

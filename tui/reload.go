@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -172,7 +173,7 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 	if m.rl.sentDuring != msg.seq {
 		m.setReevaluated(msg.traces)
 	}
-	return tea.Batch(m.load(), m.startWatch())
+	return tea.Batch(m.load(true), m.startWatch())
 }
 
 // setReevaluated shows the turns re-evaluated under the reloaded file, and sums up what
@@ -199,7 +200,7 @@ func (m *Model) setReevaluated(traces []engine.Trace) {
 		}
 	}
 	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %d turns",
-		inert.Line(m.contextName()), plural(decisions, "decision"), turns, len(traces))
+		inert.Line(m.contextName()), countOf(decisions, "decision"), turns, len(traces))
 	if len(traces) == 0 {
 		m.rl.summary = "reload: " + inert.Line(m.contextName()) + " · the next turn uses it"
 	}
@@ -281,10 +282,18 @@ func (m *Model) reloadOverlay(width, height int) []string {
 		"",
 	}
 	for _, l := range m.rl.errs {
-		for _, w := range wrapText(l, max(width-4, 8)) {
+		for _, w := range wrapToWidth(l, max(width-4, 8)) {
 			out = append(out, "  "+th.Render(themes.Error, w))
 		}
 	}
 	out = append(out, "", " "+th.Render(themes.Muted, "fix the file and save it (or press ctrl+r) to reload"))
 	return fitBlock(out, width, height)
+}
+
+// countOf is "1 decision", "3 decisions".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

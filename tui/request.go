@@ -13,17 +13,17 @@ import (
 
 // Tags of an injected reminder, as the request holds them.
 const (
-	tagOpen  = "<system-reminder>"
-	tagClose = "</system-reminder>"
+	reminderOpenTag  = "<system-reminder>"
+	reminderCloseTag = "</system-reminder>"
 )
 
 // renderRequest renders the Request tab: the exact request body of the turn as the trace
 // has it, indented, with every <system-reminder> block highlighted; with d, only what is
 // new since the previous turn's request.
-func (in *inspector) renderRequest(bb *builder) {
+func (in *inspector) renderRequest(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurn(bb)
+		noTurnLine(bb)
 		return
 	}
 	in.turnHeader(bb, t)
@@ -39,12 +39,12 @@ func (in *inspector) renderRequest(bb *builder) {
 		bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Text(err.Error()))
 		return
 	}
-	jsonLines(bb, raw)
+	addJSONLines(bb, raw)
 }
 
 // renderNew renders what a request adds to the previous turn's: the system prompt when it
 // changed, and the messages after those the two share.
-func (in *inspector) renderNew(bb *builder, req *chat.Request) {
+func (in *inspector) renderNew(bb *tabBuilder, req *chat.Request) {
 	prev := in.turn.Prev
 	if prev == nil {
 		bb.head(themes.Added, "only what is new: no previous turn on this branch, all of it is new")
@@ -53,15 +53,15 @@ func (in *inspector) renderNew(bb *builder, req *chat.Request) {
 			bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Text(err.Error()))
 			return
 		}
-		jsonLines(bb, raw)
+		addJSONLines(bb, raw)
 		return
 	}
 	cur, old := req.Messages, prev.Request.Messages
-	sys := func(ms []chat.WireMessage) (string, []chat.WireMessage) {
-		if len(ms) > 0 && ms[0].Role == chat.RoleSystem {
-			return string(ms[0].AppendJSON(nil)), ms[1:]
+	sys := func(millisText []chat.WireMessage) (string, []chat.WireMessage) {
+		if len(millisText) > 0 && millisText[0].Role == chat.RoleSystem {
+			return string(millisText[0].AppendJSON(nil)), millisText[1:]
 		}
-		return "", ms
+		return "", millisText
 	}
 	curSys, curRest := sys(cur)
 	oldSys, oldRest := sys(old)
@@ -89,19 +89,19 @@ func (in *inspector) renderNew(bb *builder, req *chat.Request) {
 	}
 	bb.head(themes.Added, "only what is new since turn "+strconv.Itoa(prev.Turn)+"'s request: "+what)
 	if curSys != oldSys && curSys != "" {
-		bb.segs(0, seg{themes.Added, "+ messages[0]"}, seg{themes.Muted, " system prompt, changed"})
-		jsonLines(bb, []byte(curSys))
+		bb.segs(0, tabSeg{themes.Added, "+ messages[0]"}, tabSeg{themes.Muted, " system prompt, changed"})
+		addJSONLines(bb, []byte(curSys))
 	}
 	first := len(cur) - len(added)
 	for i := range added {
-		bb.segs(0, seg{themes.Added, "+ messages[" + strconv.Itoa(first+i) + "]"}, seg{themes.Muted, " " + string(added[i].Role)})
-		jsonLines(bb, added[i].AppendJSON(nil))
+		bb.segs(0, tabSeg{themes.Added, "+ messages[" + strconv.Itoa(first+i) + "]"}, tabSeg{themes.Muted, " " + string(added[i].Role)})
+		addJSONLines(bb, added[i].AppendJSON(nil))
 	}
 }
 
-// jsonLines adds compact JSON indented two spaces a level, each line wrapped to the width
+// addJSONLines adds compact JSON indented two spaces a level, each line wrapped to the width
 // with its continuation under its text, reminder blocks highlighted.
-func jsonLines(bb *builder, raw []byte) {
+func addJSONLines(bb *tabBuilder, raw []byte) {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
 		bb.text(themes.Error, 0, 2, "the request is not valid JSON: "+inert.Text(err.Error()))
@@ -112,14 +112,14 @@ func jsonLines(bb *builder, raw []byte) {
 		lead := len(line) - len(strings.TrimLeft(line, " "))
 		mask := make([]bool, len(line))
 		inside = reminderMask(line, mask, inside)
-		first, w := indentFor(lead, bb.width)
-		next, w2 := indentFor(lead+2, bb.width)
+		first, w := roomFor(lead, bb.width)
+		next, w2 := roomFor(lead+2, bb.width)
 		rest, restMask := line[lead:], mask[lead:]
 		var pieces [][2]int
 		for _, part := range escapedLines(rest) { // a string's lines, each on lines of its own
 			from := part[0]
 			if len(pieces) == 0 { // the first line at the JSON's indent, the rest under it
-				p := wrapOffsets(rest[from:part[1]], w)[0]
+				p := wrapRanges(rest[from:part[1]], w)[0]
 				pieces = append(pieces, [2]int{from + p[0], from + p[1]})
 				for from += p[1]; from < part[1] && rest[from] == ' '; from++ {
 				}
@@ -127,7 +127,7 @@ func jsonLines(bb *builder, raw []byte) {
 					continue
 				}
 			}
-			for _, p := range wrapOffsets(rest[from:part[1]], w2) {
+			for _, p := range wrapRanges(rest[from:part[1]], w2) {
 				pieces = append(pieces, [2]int{from + p[0], from + p[1]})
 			}
 		}
@@ -136,7 +136,7 @@ func jsonLines(bb *builder, raw []byte) {
 			if i > 0 {
 				pad = next
 			}
-			bb.add(strings.Repeat(" ", pad) + maskedRender(bb.th, rest[p[0]:p[1]], restMask[p[0]:p[1]]))
+			bb.add(strings.Repeat(" ", pad) + paintMasked(bb, rest[p[0]:p[1]], restMask[p[0]:p[1]]))
 		}
 	}
 }
@@ -146,7 +146,7 @@ func jsonLines(bb *builder, raw []byte) {
 func reminderMask(line string, mask []bool, inside bool) bool {
 	for i := 0; i < len(line); {
 		if !inside {
-			j := strings.Index(line[i:], tagOpen)
+			j := strings.Index(line[i:], reminderOpenTag)
 			if j < 0 {
 				return false
 			}
@@ -154,10 +154,10 @@ func reminderMask(line string, mask []bool, inside bool) bool {
 			inside = true
 			continue
 		}
-		j := strings.Index(line[i:], tagClose)
+		j := strings.Index(line[i:], reminderCloseTag)
 		end := len(line)
 		if j >= 0 {
-			end = i + j + len(tagClose)
+			end = i + j + len(reminderCloseTag)
 		}
 		for k := i; k < end; k++ {
 			mask[k] = true
@@ -171,8 +171,8 @@ func reminderMask(line string, mask []bool, inside bool) bool {
 	return inside
 }
 
-// maskedRender renders s with the bytes the mask marks as reminders, the rest as text.
-func maskedRender(th *themes.Theme, s string, mask []bool) string {
+// paintMasked renders s with the bytes the mask marks as reminders, the rest as text.
+func paintMasked(bb *tabBuilder, s string, mask []bool) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		j := i
@@ -183,7 +183,7 @@ func maskedRender(th *themes.Theme, s string, mask []bool) string {
 		if mask[i] {
 			role = themes.Reminder
 		}
-		b.WriteString(th.Render(role, s[i:j]))
+		b.WriteString(bb.paint(role, s[i:j]))
 		i = j
 	}
 	return b.String()

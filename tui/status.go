@@ -90,6 +90,9 @@ func (m *Model) statusLines(w int) []string {
 	}
 	if !m.help {
 		keys = append(keys, k.NextFocus, k.Help)
+		if m.width < 100 { // the inspector is hidden: say how to see it, first
+			keys = append([]key.Binding{k.Inspector}, keys...)
+		}
 	}
 	items := append([]string{th.Render(themes.Focus, area)}, shortKeys(th, keys)...)
 	line := " " + strings.Join(items, th.Render(themes.Muted, " · "))
@@ -99,12 +102,12 @@ func (m *Model) statusLines(w int) []string {
 	out := []string{th.Render(themes.Status, fitLine(line, w))}
 	out = append(out, m.extraStatus(w)...)
 	if m.notice != "" {
-		for _, l := range wrapText(m.notice, max(w-2, 1)) {
+		for _, l := range wrapToWidth(m.notice, max(w-2, 1)) {
 			out = append(out, fitLine(" "+th.Render(themes.Muted, l), w))
 		}
 	}
 	if m.lastErr != "" {
-		lines := wrapText("error: "+m.lastErr, max(w-2, 1))
+		lines := wrapToWidth("error: "+m.lastErr, max(w-2, 1))
 		if len(lines) > 4 {
 			lines = append(lines[:3], "… (the error continues; resize to read it whole)")
 		}

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // frameEvery is how often streamed events reach the UI at most (about 30 a second).
@@ -103,8 +104,10 @@ func (m *Model) startStream(text string, item *turnItem, run func(ctx context.Co
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &stream{notify: make(chan struct{}, 1), cancel: cancel, item: item, text: text}
 	m.stream = s
-	mu := m.chatMu
+	mu, wg := m.chatMu, m.sending
+	wg.Add(1)
 	send := func() tea.Msg {
+		defer wg.Done()
 		mu.Lock()
 		defer mu.Unlock()
 		s.finish(run(ctx, s.emit))
@@ -135,7 +138,7 @@ func (m *Model) streamed(msg streamMsg) tea.Cmd {
 	}
 	it.live = nil
 	it.version++
-	return m.load()
+	return m.load(false)
 }
 
 // apply applies one event.
@@ -177,6 +180,10 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			tr := r.Trace(r.Turn.ChatID)
 			m.traces[r.Plan.User.ID] = &tr
 			m.sent[r.Plan.User.ID] = &tr
+			if r.PlannedOn != "" {
+				m.notice = fmt.Sprintf("another writer changed branch %s while this turn was sent: it is saved on a new branch, %s (now active)",
+					inert.Line(r.PlannedOn), inert.Line(r.Turn.Branch))
+			}
 		}
 		if ev.Err != nil {
 			if errors.Is(ev.Err, context.Canceled) {

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -89,12 +90,6 @@ type transcript struct {
 
 func newTranscript(th *themes.Theme, loc *time.Location, now func() time.Time) *transcript {
 	return &transcript{th: th, md: newMarkdown(th.Glamour), loc: loc, now: now, showSpans: true, follow: true, sel: -1}
-}
-
-// SetTheme restyles every turn.
-func (t *transcript) SetTheme(th *themes.Theme) {
-	t.th, t.md = th, newMarkdown(th.Glamour)
-	t.gen++
 }
 
 // SetMessages rebuilds the turns from a branch's path and its turn records.
@@ -378,7 +373,7 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 		out = append(out, t.userLines(it.user, w)...)
 	}
 	if it.err != "" {
-		for _, l := range wrapText("✗ "+inert.Text(it.err), max(w-2, 1)) {
+		for _, l := range wrapToWidth("✗ "+inert.Text(it.err), max(w-2, 1)) {
 			out = append(out, "  "+th.Render(themes.Error, l))
 		}
 	}
@@ -393,13 +388,29 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 	case it.user != nil && (it.rec != nil || t.traces[it.user.ID] != nil) && it.err == "" && !it.pendingReply:
 		out = append(out, "  "+th.Render(themes.Muted, "(no reply)"))
 	}
-	if it.rec != nil && it.rec.Error != "" && it.err == "" {
-		for _, l := range wrapText("✗ "+inert.Text(it.rec.Error), max(w-2, 1)) {
+	if msg := t.turnError(it); msg != "" && it.err == "" && (it.reply != nil || it.live != nil) {
+		if msg == context.Canceled.Error() {
+			msg = "cancelled"
+		}
+		for _, l := range wrapToWidth("✗ "+msg, max(w-2, 1)) {
 			out = append(out, "  "+th.Render(themes.Error, l))
 		}
 	}
 	out = append(out, "")
 	return out
+}
+
+// turnError is the error recorded with a saved turn (a reply cut short), inert.
+func (t *transcript) turnError(it *turnItem) string {
+	if it.rec != nil && it.rec.Error != "" {
+		return inert.Text(it.rec.Error)
+	}
+	if it.user != nil {
+		if tr := t.traces[it.user.ID]; tr != nil {
+			return inert.Text(tr.Error)
+		}
+	}
+	return ""
 }
 
 // header is a turn's header line: number, time, reminders fired, prompt tokens, model.
@@ -512,7 +523,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 				continue
 			}
 			out = append(out, "  "+th.Render(themes.Reminder, "┊ ⟪injected: "+s.reminder+"⟫"))
-			for _, l := range wrapText(strings.TrimSpace(text), max(w-4, 1)) {
+			for _, l := range wrapToWidth(strings.TrimSpace(text), max(w-4, 1)) {
 				out = append(out, "  "+th.Render(themes.Reminder, "┊ "+l))
 			}
 			continue
@@ -521,7 +532,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 		if text == "" {
 			continue
 		}
-		for _, l := range wrapText(text, max(w-6, 1)) {
+		for _, l := range wrapToWidth(text, max(w-6, 1)) {
 			prefix := "      "
 			if first {
 				prefix, first = th.Render(themes.User, "you ")+"  ", false
@@ -598,7 +609,7 @@ func (t *transcript) toolLines(p chat.Part, open bool, w int) []string {
 	out := []string{"  " + th.Render(role, truncate(fmt.Sprintf("%s tool %s · %s", mark, name, state), max(w-2, 1)))}
 	add := func(label, body string) {
 		out = append(out, "    "+th.Render(themes.Muted, label))
-		for _, l := range wrapText(body, max(w-6, 1)) {
+		for _, l := range wrapToWidth(body, max(w-6, 1)) {
 			out = append(out, "      "+th.Render(themes.Tool, l))
 		}
 	}

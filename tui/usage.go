@@ -12,10 +12,10 @@ import (
 // renderUsage renders the Usage tab: the turn's tokens reported and estimated side by
 // side, the estimate by source as bars, cost and timing; then the chat's totals and the
 // share of the context window the turn's prompt used.
-func (in *inspector) renderUsage(bb *builder) {
+func (in *inspector) renderUsage(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurn(bb)
+		noTurnLine(bb)
 	} else {
 		in.turnHeader(bb, t)
 		in.turnUsage(bb, t)
@@ -25,7 +25,7 @@ func (in *inspector) renderUsage(bb *builder) {
 }
 
 // turnUsage adds the turn's part of the Usage tab.
-func (in *inspector) turnUsage(bb *builder, t *engine.Trace) {
+func (in *inspector) turnUsage(bb *tabBuilder, t *engine.Trace) {
 	u := &t.Usage
 	est := u.Estimated
 	switch {
@@ -40,11 +40,11 @@ func (in *inspector) turnUsage(bb *builder, t *engine.Trace) {
 	if r := u.Reported; r != nil {
 		prompt[1], completion[1] = strconv.Itoa(r.PromptTokens), strconv.Itoa(r.CompletionTokens)
 		if u.Difference != nil {
-			prompt[3] = signed(*u.Difference)
+			prompt[3] = signedText(*u.Difference)
 		} else {
 			prompt[3] = "n/a"
 		}
-		completion[3] = signed(r.CompletionTokens - est.CompletionTokens)
+		completion[3] = signedText(r.CompletionTokens - est.CompletionTokens)
 	}
 	rows = append(rows, prompt, completion)
 	if r := u.Reported; r != nil && r.CachedTokens > 0 {
@@ -53,14 +53,14 @@ func (in *inspector) turnUsage(bb *builder, t *engine.Trace) {
 	if r := u.Reported; r != nil && r.ReasoningTokens > 0 {
 		rows = append(rows, [4]string{"reasoning", strconv.Itoa(r.ReasoningTokens), "", ""})
 	}
-	table(bb, rows)
+	usageTable(bb, rows)
 	if u.Reported != nil && u.Difference == nil {
 		bb.text(themes.Muted, 0, 2, "n/a: re-evaluated, the report was for the request as sent")
 	}
 
 	bb.blank()
 	if s := est.BySource; s != nil {
-		bb.segs(0, seg{themes.Muted, "ESTIMATE BY SOURCE"}, seg{themes.Muted, " ~" + strconv.Itoa(s.Total) + " tokens"})
+		bb.segs(0, tabSeg{themes.Muted, "ESTIMATE BY SOURCE"}, tabSeg{themes.Muted, " ~" + strconv.Itoa(s.Total) + " tokens"})
 		sources := []struct {
 			name string
 			n    int
@@ -76,19 +76,19 @@ func (in *inspector) turnUsage(bb *builder, t *engine.Trace) {
 
 	bb.blank()
 	if u.CostUSD != nil {
-		bb.segs(0, seg{themes.Muted, "cost "}, seg{themes.Text, usd(*u.CostUSD)})
+		bb.segs(0, tabSeg{themes.Muted, "cost "}, tabSeg{themes.Text, costText(*u.CostUSD)})
 	} else {
 		bb.text(themes.Muted, 0, 2, "cost not known (no price for the model, or nothing was sent)")
 	}
 	lat := t.Latency
 	if lat.Total > 0 || lat.TTFT > 0 {
-		bb.segs(0, seg{themes.Muted, "first token "}, seg{themes.Text, ms(lat.TTFT)},
-			seg{themes.Muted, " · total "}, seg{themes.Text, ms(lat.Total)})
+		bb.segs(0, tabSeg{themes.Muted, "first token "}, tabSeg{themes.Text, millisText(lat.TTFT)},
+			tabSeg{themes.Muted, " · total "}, tabSeg{themes.Text, millisText(lat.Total)})
 	} else {
 		bb.text(themes.Muted, 0, 2, "time not measured (no model was called)")
 	}
 	if rate, ok := tokensPerSecond(t); ok {
-		bb.segs(0, seg{themes.Muted, "speed "}, seg{themes.Text, rate})
+		bb.segs(0, tabSeg{themes.Muted, "speed "}, tabSeg{themes.Text, rate})
 	}
 }
 
@@ -107,15 +107,15 @@ func tokensPerSecond(t *engine.Trace) (string, bool) {
 }
 
 // chatUsage adds the chat's part of the Usage tab.
-func (in *inspector) chatUsage(bb *builder, t *engine.Trace) {
+func (in *inspector) chatUsage(bb *tabBuilder, t *engine.Trace) {
 	c := &in.chat
-	bb.segs(0, seg{themes.Muted, "CHAT (all branches)"})
+	bb.segs(0, tabSeg{themes.Muted, "CHAT (all branches)"})
 	tot := c.Totals
-	bb.segs(0, seg{themes.Muted, "prompt "}, seg{themes.Text, strconv.Itoa(tot.PromptTokens)},
-		seg{themes.Muted, " · completion "}, seg{themes.Text, strconv.Itoa(tot.CompletionTokens)},
-		seg{themes.Muted, " · total "}, seg{themes.Text, strconv.Itoa(tot.Total())})
+	bb.segs(0, tabSeg{themes.Muted, "prompt "}, tabSeg{themes.Text, strconv.Itoa(tot.PromptTokens)},
+		tabSeg{themes.Muted, " · completion "}, tabSeg{themes.Text, strconv.Itoa(tot.CompletionTokens)},
+		tabSeg{themes.Muted, " · total "}, tabSeg{themes.Text, strconv.Itoa(tot.Total())})
 	if c.CostKnown {
-		bb.segs(0, seg{themes.Muted, "cost "}, seg{themes.Text, usd(c.CostUSD)})
+		bb.segs(0, tabSeg{themes.Muted, "cost "}, tabSeg{themes.Text, costText(c.CostUSD)})
 	} else {
 		bb.text(themes.Muted, 0, 2, "cost not known")
 	}
@@ -136,9 +136,9 @@ func (in *inspector) chatUsage(bb *builder, t *engine.Trace) {
 	in.bar(bb, "window", used, c.ContextWindow, len(strconv.Itoa(used)))
 }
 
-// table adds rows of a label and three right-aligned columns; when the width is short,
+// usageTable adds rows of a label and three right-aligned columns; when the width is short,
 // each row becomes a line of label: values.
-func table(bb *builder, rows [][4]string) {
+func usageTable(bb *tabBuilder, rows [][4]string) {
 	const label, col = 11, 10
 	if bb.width >= label+3*col {
 		for i, r := range rows {
@@ -146,8 +146,8 @@ func table(bb *builder, rows [][4]string) {
 			if i == 0 {
 				role = themes.Muted
 			}
-			bb.segs(0, seg{themes.Muted, fmt.Sprintf("%-*s", label, r[0])},
-				seg{role, fmt.Sprintf("%*s%*s%*s", col, r[1], col, r[2], col, r[3])})
+			bb.segs(0, tabSeg{themes.Muted, fmt.Sprintf("%-*s", label, r[0])},
+				tabSeg{role, fmt.Sprintf("%*s%*s%*s", col, r[1], col, r[2], col, r[3])})
 		}
 		return
 	}
@@ -164,7 +164,7 @@ func table(bb *builder, rows [][4]string) {
 }
 
 // bar adds a labelled bar of n out of total, in eighths of a cell, with n after it.
-func (in *inspector) bar(bb *builder, name string, n, total, numW int) {
+func (in *inspector) bar(bb *tabBuilder, name string, n, total, numW int) {
 	const label = 13
 	room := min(bb.width-label-numW-1, 40)
 	if room < 4 { // too narrow for a bar: the numbers alone
@@ -181,28 +181,28 @@ func (in *inspector) bar(bb *builder, name string, n, total, numW int) {
 		b += string([]rune("▏▎▍▌▋▊▉")[r-1])
 	}
 	cells := eighths/8 + min(1, eighths%8)
-	bb.segs(0, seg{themes.Muted, fmt.Sprintf("%-*s", label, name)}, seg{themes.Key, b},
-		seg{themes.Text, strings.Repeat(" ", room-cells+1) + fmt.Sprintf("%*d", numW, n)})
+	bb.segs(0, tabSeg{themes.Muted, fmt.Sprintf("%-*s", label, name)}, tabSeg{themes.Key, b},
+		tabSeg{themes.Text, strings.Repeat(" ", room-cells+1) + fmt.Sprintf("%*d", numW, n)})
 }
 
-// signed writes n with its sign.
-func signed(n int) string {
+// signedText writes n with its sign.
+func signedText(n int) string {
 	if n > 0 {
 		return "+" + strconv.Itoa(n)
 	}
 	return strconv.Itoa(n)
 }
 
-// usd writes a cost as the headless commands do: six decimals under a cent.
-func usd(v float64) string {
+// costText writes a cost as the headless commands do: six decimals under a cent.
+func costText(v float64) string {
 	if v < 0.01 {
 		return fmt.Sprintf("$%.6f", v)
 	}
 	return fmt.Sprintf("$%.4f", v)
 }
 
-// ms writes milliseconds, as seconds from 10 s.
-func ms(n int64) string {
+// millisText writes milliseconds, as seconds from 10 s.
+func millisText(n int64) string {
 	if n >= 10000 {
 		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + " s"
 	}

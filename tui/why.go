@@ -17,9 +17,9 @@ const (
 	markNotFired = "✗"
 )
 
-// reasonOrder is the order of the Why tab's groups of decisions that did not fire
+// whyReasonOrder is the order of the Why tab's groups of decisions that did not fire
 // (spec/tui.md); reasons not listed follow, in name order.
-var reasonOrder = []string{
+var whyReasonOrder = []string{
 	engine.ReasonPredicateFalse, engine.ReasonNotInMode, engine.ReasonCapReached, engine.ReasonRateLimited,
 	engine.ReasonBudgetTrimmed, engine.ReasonEmptyText, engine.ReasonPredicateError, engine.ReasonDisabled,
 	engine.ReasonDeferredToModel,
@@ -49,10 +49,10 @@ func whyOrder(ds []engine.Decision) []whyGroup {
 	if len(instr) > 0 {
 		out = append(out, whyGroup{title: "instructions", ds: instr})
 	}
-	reasons := slices.Clone(reasonOrder)
+	reasons := slices.Clone(whyReasonOrder)
 	var other []string
 	for r := range rest {
-		if !slices.Contains(reasonOrder, r) {
+		if !slices.Contains(whyReasonOrder, r) {
 			other = append(other, r)
 		}
 	}
@@ -73,28 +73,31 @@ type whyGroup struct {
 
 // turnHeader adds the pinned header of a turn's tab: PREVIEW, or the turn, its branch
 // and time.
-func (in *inspector) turnHeader(bb *builder, t *engine.Trace) {
+func (in *inspector) turnHeader(bb *tabBuilder, t *engine.Trace) {
 	if in.turn.Preview {
-		bb.headSegs(seg{themes.Accent, "PREVIEW"}, seg{themes.Muted, " turn " + strconv.Itoa(t.Turn) + " · " + inert.Line(t.Branch) + " · nothing sent"})
+		bb.headSegs(tabSeg{themes.Accent, "PREVIEW"}, tabSeg{themes.Muted, " turn " + strconv.Itoa(t.Turn) + " · " + inert.Line(t.Branch) + " · nothing sent"})
 		return
 	}
-	bb.headSegs(seg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, seg{themes.Muted, " · " + inert.Line(t.Branch) + " · " + inert.Line(t.At)})
+	bb.headSegs(tabSeg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, tabSeg{themes.Muted, " · " + inert.Line(t.Branch) + " · " + inert.Line(t.At)})
 	if t.NotRecorded {
 		bb.head(themes.Warning, "no record (imported): rebuilt from the messages")
 	}
+	if t.PlannedOn != "" {
+		bb.head(themes.Warning, "planned on "+inert.Line(t.PlannedOn)+", which another writer moved: saved on "+inert.Line(t.Branch))
+	}
 }
 
-// noTurn adds the line of a tab with no turn to show.
-func noTurn(bb *builder) {
+// noTurnLine adds the line of a tab with no turn to show.
+func noTurnLine(bb *tabBuilder) {
 	bb.head(themes.Muted, "no turn selected: type a message to see what it would send")
 }
 
 // renderWhy renders the Why tab: every decision of the turn, fired first, each an item
 // of the cursor; an open item shows its predicate tree.
-func (in *inspector) renderWhy(bb *builder) {
+func (in *inspector) renderWhy(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurn(bb)
+		noTurnLine(bb)
 		return
 	}
 	in.turnHeader(bb, t)
@@ -135,7 +138,7 @@ func (in *inspector) renderWhy(bb *builder) {
 			bb.blank()
 		}
 		bb.item(-1)
-		bb.segs(0, seg{themes.Muted, strings.ToUpper(g.title) + " (" + strconv.Itoa(len(g.ds)) + ")"})
+		bb.segs(0, tabSeg{themes.Muted, strings.ToUpper(g.title) + " (" + strconv.Itoa(len(g.ds)) + ")"})
 		for _, d := range g.ds {
 			bb.item(item)
 			in.decision(bb, d, in.expanded[item])
@@ -145,15 +148,15 @@ func (in *inspector) renderWhy(bb *builder) {
 	bb.item(-1)
 	if len(t.Removed) > 0 {
 		bb.blank()
-		bb.segs(0, seg{themes.Muted, "NO LONGER IN THE FILE (" + strconv.Itoa(len(t.Removed)) + ")"})
+		bb.segs(0, tabSeg{themes.Muted, "NO LONGER IN THE FILE (" + strconv.Itoa(len(t.Removed)) + ")"})
 		for _, r := range t.Removed {
-			bb.segs(2, seg{themes.Removed, mark(r.Fired) + " " + inert.Line(r.ID)},
-				seg{themes.Muted, " " + r.Source + ", was " + r.Reason})
+			bb.segs(2, tabSeg{themes.Removed, firedMark(r.Fired) + " " + inert.Line(r.ID)},
+				tabSeg{themes.Muted, " " + r.Source + ", was " + r.Reason})
 		}
 	}
 }
 
-func mark(fired bool) string {
+func firedMark(fired bool) string {
 	if fired {
 		return markFired
 	}
@@ -162,7 +165,7 @@ func mark(fired bool) string {
 
 // decision adds one decision: its line (mark, id, what it is), its why or detail, what a
 // re-evaluation changed, and, open, its predicate tree.
-func (in *inspector) decision(bb *builder, d *engine.Decision, open bool) {
+func (in *inspector) decision(bb *tabBuilder, d *engine.Decision, open bool) {
 	role := themes.NotFired
 	if d.Fired {
 		role = themes.Fired
@@ -178,10 +181,10 @@ func (in *inspector) decision(bb *builder, d *engine.Decision, open bool) {
 			meta += " · " + strconv.Itoa(d.Tokens) + " tok"
 		}
 	}
-	bb.segs(2, seg{role, mark(d.Fired) + " " + id}, seg{themes.Muted, "  " + meta})
+	bb.segs(2, tabSeg{role, firedMark(d.Fired) + " " + id}, tabSeg{themes.Muted, "  " + meta})
 	if d.Was != nil {
-		bb.segs(4, seg{themes.Muted, "was "}, seg{themes.Removed, mark(d.Was.Fired) + " " + d.Was.Reason},
-			seg{themes.Muted, " → now "}, seg{themes.Added, mark(d.Fired) + " " + d.Reason})
+		bb.segs(4, tabSeg{themes.Muted, "was "}, tabSeg{themes.Removed, firedMark(d.Was.Fired) + " " + d.Was.Reason},
+			tabSeg{themes.Muted, " → now "}, tabSeg{themes.Added, firedMark(d.Fired) + " " + d.Reason})
 	}
 	if d.Source == engine.SourceInstruction {
 		if d.Fired {
@@ -205,7 +208,7 @@ func (in *inspector) decision(bb *builder, d *engine.Decision, open bool) {
 		}
 		bb.text(detailRole, 4, 2, inert.Text(d.Detail))
 	} else if d.Trace != nil && d.Source != engine.SourceInstruction {
-		bb.text(themes.Muted, 4, 2, whyLine(d.ID, d.Trace))
+		bb.text(themes.Muted, 4, 2, decisionWhy(d.ID, d.Trace))
 	}
 	if open {
 		if d.Trace == nil {
@@ -217,8 +220,8 @@ func (in *inspector) decision(bb *builder, d *engine.Decision, open bool) {
 	}
 }
 
-// whyLine is a decision's top-level why: the expression and the why of its trace.
-func whyLine(id string, r *predicates.Result) string {
+// decisionWhy is a decision's top-level why: the expression and the why of its trace.
+func decisionWhy(id string, r *predicates.Result) string {
 	why := inert.Text(r.Why)
 	if r.Expr != "" && r.Expr != id {
 		why = inert.Text(r.Expr) + ": " + why
@@ -228,7 +231,7 @@ func whyLine(id string, r *predicates.Result) string {
 
 // tree adds a predicate tree, each node indented under its parent: its mark and
 // expression, then its value and why, and its error, under the expression.
-func (in *inspector) tree(bb *builder, r *predicates.Result, indent int) {
+func (in *inspector) tree(bb *tabBuilder, r *predicates.Result, indent int) {
 	role := themes.NotFired
 	if r.Value {
 		role = themes.Fired
@@ -237,7 +240,7 @@ func (in *inspector) tree(bb *builder, r *predicates.Result, indent int) {
 	if r.Value {
 		value = "true"
 	}
-	bb.segs(indent, seg{role, mark(r.Value) + " "}, seg{themes.Text, inert.Line(r.Expr)})
+	bb.segs(indent, tabSeg{role, firedMark(r.Value) + " "}, tabSeg{themes.Text, inert.Line(r.Expr)})
 	why := "= " + value
 	if r.Why != "" {
 		why += ": " + inert.Text(r.Why)

@@ -4,7 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/ctxlab/ctxlab/themes"
 )
 
 func TestWrapLine(t *testing.T) {
@@ -25,7 +29,7 @@ func TestWrapLine(t *testing.T) {
 		{"x", 0, []string{"x"}},
 	}
 	for _, tt := range tests {
-		got := wrapLine(tt.in, max(tt.width, 1))
+		got := wrapLineToWidth(tt.in, max(tt.width, 1))
 		if tt.want == nil {
 			for _, l := range got {
 				if ansi.StringWidth(l) > 1 {
@@ -57,7 +61,7 @@ func TestWrapIndented(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, l := range wrapIndented(tt.text, tt.indent, tt.hang, tt.wid) {
+			for _, l := range wrapHanging(tt.text, tt.indent, tt.hang, tt.wid) {
 				got = append(got, l.pad+l.text)
 				if w := ansi.StringWidth(l.pad + l.text); w > tt.wid {
 					t.Errorf("%q is %d wide, over %d", l.pad+l.text, w, tt.wid)
@@ -116,6 +120,23 @@ func TestReminderMask(t *testing.T) {
 		}
 		if b.String() != tt.want || inside != tt.wantInside {
 			t.Errorf("reminderMask(%q, %v) = %s %v, want %s %v", tt.line, tt.inside, b.String(), inside, tt.want, tt.wantInside)
+		}
+	}
+}
+
+// TestPaintIsRender checks that the builder's reuse of each role's ends draws exactly what
+// the theme's Render draws, in colour, for every theme and role.
+func TestPaintIsRender(t *testing.T) {
+	lipgloss.SetColorProfile(termenv.ANSI256)
+	defer lipgloss.SetColorProfile(termenv.Ascii)
+	for _, th := range []*themes.Theme{themes.Dark(), themes.Light(), themes.Mono()} {
+		bb := &tabBuilder{th: th}
+		for role := themes.Text; role <= themes.Accent; role++ {
+			for _, s := range []string{"a word", "  two  spaces ", "日本語", "x"} {
+				if got, want := bb.paint(role, s), th.Render(role, s); got != want {
+					t.Errorf("%s role %d %q: paint %q, Render %q", th.Name, role, s, got, want)
+				}
+			}
 		}
 	}
 }

@@ -1,0 +1,104 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// TestComposerKeys: newlines, the messages sent brought back with up (and down), and a
+// failed message put back before the draft.
+func TestComposerKeys(t *testing.T) {
+	tests := []struct {
+		name string
+		sent []string
+		keys []string
+		want string
+	}{
+		{"alt+enter makes a new line", nil, []string{"type:a", "alt+enter", "type:b"}, "a\nb"},
+		{"ctrl+j makes a new line", nil, []string{"type:a", "ctrl+j", "type:b"}, "a\nb"},
+		{"up on an empty draft: the last message sent", []string{"one", "two"}, []string{"up"}, "two"},
+		{"up again: the one before", []string{"one", "two"}, []string{"up", "up"}, "one"},
+		{"up past the first stays on it", []string{"one", "two"}, []string{"up", "up", "up"}, "one"},
+		{"down walks forward to an empty draft", []string{"one", "two"}, []string{"up", "up", "down", "down"}, ""},
+		{"up with a draft moves in the draft", []string{"one"}, []string{"type:draft", "up"}, "draft"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newComposer(themes.Mono())
+			c.Focus()
+			c.Render(60, 5, true)
+			for _, s := range tt.sent {
+				c.Sent(s)
+			}
+			for _, k := range tt.keys {
+				if text, ok := cutType(k); ok {
+					for _, r := range text {
+						c.Update(keyMsg(string(r)))
+					}
+					continue
+				}
+				c.Update(keyMsg(k))
+			}
+			if got := c.Value(); got != tt.want {
+				t.Errorf("composer holds %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func cutType(k string) (string, bool) {
+	if len(k) > 5 && k[:5] == "type:" {
+		return k[5:], true
+	}
+	return "", false
+}
+
+// TestComposerRestore: a message that could not be sent comes back, before a draft
+// typed since.
+func TestComposerRestore(t *testing.T) {
+	c := newComposer(themes.Mono())
+	c.Restore("failed message")
+	if got := c.Value(); got != "failed message" {
+		t.Fatalf("got %q", got)
+	}
+	c.SetValue("new draft")
+	c.Restore("failed message")
+	if got := c.Value(); got != "failed message\nnew draft" {
+		t.Errorf("got %q, want the failed message before the draft", got)
+	}
+}
+
+// TestComposerReplyStep: during the scripted-reply step the draft (what the inspector
+// previews) is the message waiting for its reply; the step ends on an empty composer.
+func TestComposerReplyStep(t *testing.T) {
+	c := newComposer(themes.Mono())
+	c.AskReply("the question")
+	if c.Draft() != "the question" || c.Value() != "" {
+		t.Fatalf("reply step: draft %q, value %q", c.Draft(), c.Value())
+	}
+	c.SetValue("the reply")
+	c.EndReply()
+	if c.mode != composeMessage || c.Value() != "" {
+		t.Errorf("after the step: mode %v, value %q", c.mode, c.Value())
+	}
+}
+
+// TestComposerGrows: a draft of a few lines is shown whole, never scrolled out of its
+// first line as it grows.
+func TestComposerGrows(t *testing.T) {
+	c := newComposer(themes.Mono())
+	c.Focus()
+	c.Render(60, c.Height(10), true)
+	for _, k := range []string{"o", "n", "e", "alt+enter", "t", "w", "o", "ctrl+j", "x"} {
+		c.Update(keyMsg(k))
+		c.Render(60, c.Height(10), true)
+	}
+	got := c.Render(60, c.Height(10), true)
+	for _, want := range []string{"one", "two", "x"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the composer does not show %q:\n%s", want, got)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
 )
@@ -24,7 +25,7 @@ type Library interface {
 	Chats(ctx context.Context) ([]ctxapp.ChatSummary, error)
 	Search(ctx context.Context, text string) (map[string]bool, error)
 	Open(ctx context.Context, id string) (*ctxapp.Chat, string, error)
-	New() (*ctxapp.Chat, error)
+	New(file *ctxfile.File) (*ctxapp.Chat, error)
 	Rename(ctx context.Context, id, title string) error
 	Delete(ctx context.Context, id string) error
 	ExportFile(ctx context.Context, dir, format, id string) (string, error)
@@ -245,14 +246,19 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	return tea.Batch(m.load(true), m.startWatch())
 }
 
-// newChat starts a new chat (ctrl+n in the overlay); closeOverlay closes the overlay.
+// newChat starts a new chat (ctrl+n in the overlay) on the context file in force;
+// closeOverlay closes the overlay.
 func (m *Model) newChat(closeOverlay bool) tea.Cmd {
 	lib := m.opt.Library
+	var file *ctxfile.File
+	if r, ok := m.chat.(reloader); ok {
+		file = r.File()
+	}
 	if closeOverlay {
 		m.chats.open = false
 	}
 	return func() tea.Msg {
-		c, err := lib.New()
+		c, err := lib.New(file)
 		return chatOpenedMsg{chat: c, err: err}
 	}
 }

@@ -60,7 +60,7 @@ func BenchmarkReloadReevaluate(b *testing.B) {
 	if lib.Settings, err = w.Settings(file, true); err != nil {
 		b.Fatal(err)
 	}
-	c, err := lib.New()
+	c, err := lib.New(nil)
 	if err != nil {
 		b.Fatal(err)
 	}

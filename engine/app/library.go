@@ -99,9 +99,12 @@ func (l *Library) Open(ctx context.Context, id string) (c *Chat, note string, er
 	return c, note, nil
 }
 
-// New starts a new chat on l.File, saved with its first turn.
-func (l *Library) New() (*Chat, error) {
-	e, err := l.W.Engine(l.File, l.Settings)
+// New starts a new chat on file (nil: l.File), saved with its first turn.
+func (l *Library) New(file *ctxfile.File) (*Chat, error) {
+	if file == nil {
+		file = l.File
+	}
+	e, err := l.W.Engine(file, l.Settings)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func TestLibrary(t *testing.T) {
 			_, err := fmt.Fprintf(out, "%s of %s\n", format, id)
 			return err
 		}}
-	c, err := l.New()
+	c, err := l.New(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestLibrary(t *testing.T) {
 	if err := c.Reload(ctx, newFile); err != nil {
 		t.Fatal(err)
 	}
-	other, _ := l.New()
+	other, _ := l.New(nil)
 	if _, err := other.SendScripted(ctx, "hello there", "hi", nil); err != nil {
 		t.Fatal(err)
 	}

@@ -226,14 +226,14 @@ func (s *scanner) skipValue(depth int) error {
 		for s.i < len(s.b) {
 			switch s.b[s.i] {
 			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				if !json.Valid(s.b[start:s.i]) {
+				if !validLiteral(s.b[start:s.i]) {
 					return errScan
 				}
 				return nil
 			}
 			s.i++
 		}
-		if !json.Valid(s.b[start:s.i]) {
+		if !validLiteral(s.b[start:s.i]) {
 			return errScan
 		}
 		return nil
@@ -244,18 +244,63 @@ func (s *scanner) skipValue(depth int) error {
 // four names scanRemoved reads: no escape, and not one of them in another case (which
 // json.Unmarshal would match).
 func plainKey(q []byte) bool {
-	k := string(q[1 : len(q)-1])
-	for i := 0; i < len(k); i++ {
-		if k[i] == '\\' || k[i] >= 0x80 {
+	k := q[1 : len(q)-1]
+	for _, c := range k {
+		if c == '\\' || c >= 0x80 {
 			return false
 		}
 	}
-	for _, name := range []string{"id", "source", "fired", "reason"} {
-		if k != name && strings.EqualFold(k, name) {
-			return false
+	switch len(k) {
+	case 2, 5, 6: // id, fired, source and reason
+		for _, name := range [...]string{"id", "source", "fired", "reason"} {
+			if string(k) != name && strings.EqualFold(string(k), name) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// validLiteral reports whether b is a JSON number, true, false or null.
+func validLiteral(b []byte) bool {
+	switch string(b) {
+	case "true", "false", "null":
+		return true
+	}
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case digits() == 0:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 // scanString decodes a string value (already checked by skipString) into p: directly

@@ -250,10 +250,17 @@ func plainKey(q []byte) bool {
 			return false
 		}
 	}
-	switch len(k) {
-	case 2, 5, 6: // id, fired, source and reason
+	switch string(k) {
+	case "id", "source", "fired", "reason":
+		return true
+	}
+	if n := len(k); n != 2 && n != 5 && n != 6 {
+		return true
+	}
+	switch k[0] | 0x20 { // the first letter, lower case, of a name in another case
+	case 'i', 's', 'f', 'r':
 		for _, name := range [...]string{"id", "source", "fired", "reason"} {
-			if string(k) != name && strings.EqualFold(string(k), name) {
+			if strings.EqualFold(string(k), name) {
 				return false
 			}
 		}

@@ -332,3 +332,36 @@ func TestReloadWhileSending(t *testing.T) {
 		t.Errorf("turns: got %d, want 5", n)
 	}
 }
+
+// TestReloadPreview: the draft's preview is computed again under the reloaded file.
+func TestReloadPreview(t *testing.T) {
+	copyDemo(t)
+	v := newEnvAt(t, "support.ctx.yaml")
+	v.playAt(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	press(m, "type:a draft")
+	detail := func() string {
+		if m.preview == nil {
+			t.Fatal("no preview of the draft")
+		}
+		for _, d := range m.preview.Decisions {
+			if d.ID == "concise" && d.Trace != nil {
+				return d.Trace.Expr
+			}
+		}
+		t.Fatal("the preview has no predicate of concise")
+		return ""
+	}
+	if got := detail(); !strings.Contains(got, "everyNTurns(3)") {
+		t.Fatalf("preview before the reload: %q", got)
+	}
+	replace(t, "support.ctx.yaml", "support-edited.ctx.yaml")
+	_, cmd := m.Update(ctrlR)
+	drive(m, cmd)
+	if got := detail(); !strings.Contains(got, "everyNTurns(2)") {
+		t.Errorf("preview after the reload: %q, want it under the edited file", got)
+	}
+	if m.comp.Value() != "a draft" {
+		t.Errorf("the draft changed: %q", m.comp.Value())
+	}
+}

@@ -291,7 +291,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.key(msg)
 	case tea.MouseMsg:
-		m.mouse(msg)
+		if !m.overlayMouse(msg) {
+			m.mouse(msg)
+		}
 		return m, nil
 	case loadedMsg:
 		return m, m.loaded(msg)

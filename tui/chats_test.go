@@ -144,6 +144,18 @@ func TestChatsActions(t *testing.T) {
 		t.Errorf("the other chat: %v", err)
 	}
 
+	// The wheel moves through the list; nothing reaches the panes under the overlay.
+	send(m, ctrl(tea.KeyCtrlO))
+	m.Update(tea.MouseMsg{X: 5, Y: 5, Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if m.chats.cursor != min(1, len(m.chats.shown)-1) {
+		t.Errorf("wheel down: cursor %d", m.chats.cursor)
+	}
+	m.Update(tea.MouseMsg{X: 5, Y: 5, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if m.focus == areaTranscript {
+		t.Error("a click went through the overlay")
+	}
+	press(m, "esc")
+
 	// ctrl+n: a new chat, nothing saved; esc closes.
 	press(m, "esc")
 	send(m, ctrl(tea.KeyCtrlO), ctrl(tea.KeyCtrlN))

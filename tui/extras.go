@@ -99,6 +99,25 @@ func (m *Model) extraKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
+// overlayMouse handles the mouse while an overlay of these features is open (the wheel
+// moves through the chats; nothing reaches the panes under it); false when none is open.
+func (m *Model) overlayMouse(msg tea.MouseMsg) bool {
+	switch {
+	case m.chats.open:
+		o := &m.chats
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			o.cursor = max(0, o.cursor-1)
+		case tea.MouseButtonWheelDown:
+			o.cursor = max(0, min(len(o.shown)-1, o.cursor+1))
+		}
+		return true
+	case m.rl.errs != nil:
+		return true
+	}
+	return false
+}
+
 // overlayView draws an open overlay of these features in w x h; ok is false when none
 // is open.
 func (m *Model) overlayView(w, h int) ([]string, bool) {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -127,4 +128,25 @@ func TestMouse(t *testing.T) {
 	if !m.tr.Explicit() || m.tr.Current() != want || m.focus != areaTranscript {
 		t.Errorf("a click on row 2 selected turn %d (explicit %v), want %d", m.tr.Current(), m.tr.Explicit(), want)
 	}
+}
+
+// TestRandomKeys presses random keys at random sizes in a scripted chat: no panic, and
+// every frame is exactly the terminal's size.
+func TestRandomKeys(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	keys := []string{"enter", "esc", "tab", "shift+tab", "alt+i", "f1", "?", "up", "down", "home", "end",
+		"pgup", "pgdown", "s", "j", "k", "g", "G", "1", "2", "3", "4", "5", "alt+1", "alt+4", "alt+enter",
+		"backspace", "type:hello", "type:why did it fail?", "space", "d"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 600 {
+		if i%25 == 0 {
+			w, h := 1+rng.IntN(200), 1+rng.IntN(60)
+			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		}
+		press(m, keys[rng.IntN(len(keys))])
+		checkScreen(t, m.View(), m.width, m.hgt)
+	}
+	t.Logf("%d turns after the random keys", m.tr.Len())
 }

@@ -237,7 +237,8 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.traces, m.sent = map[string]*engine.Trace{}, map[string]*engine.Trace{}
 	m.failed, m.preview, m.previewText, m.lastErr = nil, nil, "", ""
 	m.rl.reeval, m.rl.summary, m.rl.changed, m.rl.wouldSend, m.rl.errs = nil, "", nil, false, nil
-	if f := c.File(); f != nil && f.Path != "" && !(m.opt.BuiltIn && f.Path == m.rl.builtInPath) {
+	m.rl.file = c.File() // no Cmd has the new chat yet
+	if f := m.rl.file; f != nil && f.Path != "" && !(m.opt.BuiltIn && f.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(f.Path)
 	}
 	m.tr.SetTraces(m.traces)
@@ -250,10 +251,7 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 // closeOverlay closes the overlay.
 func (m *Model) newChat(closeOverlay bool) tea.Cmd {
 	lib := m.opt.Library
-	var file *ctxfile.File
-	if r, ok := m.chat.(reloader); ok {
-		file = r.File()
-	}
+	file := m.rl.file
 	if closeOverlay {
 		m.chats.open = false
 	}
@@ -316,16 +314,16 @@ func (m *Model) chatsKey(k tea.KeyMsg) tea.Cmd {
 			// The open chat is reopened on its file: its session (and what predicates see
 			// of it) takes the new title.
 			r, _ := m.chat.(reloader)
-			if id != m.chatID {
+			mu, file := m.chatMu, m.rl.file
+			if id != m.chatID || file == nil {
 				r = nil
 			}
-			mu := m.chatMu
 			return func() tea.Msg {
 				err := lib.Rename(ctx, id, title)
 				if err == nil && r != nil {
 					mu.Lock()
 					defer mu.Unlock()
-					err = r.Reload(ctx, r.File())
+					err = r.Reload(ctx, file)
 				}
 				return chatDoneMsg{what: "rename", id: id, err: err}
 			}

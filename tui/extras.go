@@ -13,8 +13,11 @@ import (
 
 // initExtras starts the watch of the context file.
 func (m *Model) initExtras() tea.Cmd {
-	if r, ok := m.chat.(reloader); ok && m.opt.BuiltIn && r.File() != nil {
-		m.rl.builtInPath = r.File().Path
+	if r, ok := m.chat.(reloader); ok { // no Cmd runs yet: the chat can be read
+		m.rl.file = r.File()
+		if m.opt.BuiltIn && m.rl.file != nil {
+			m.rl.builtInPath = m.rl.file.Path
+		}
 	}
 	return m.startWatch()
 }

@@ -27,6 +27,9 @@ type reloader interface {
 // reloadState is the workbench's reload of the context file: the watch, the error
 // overlay, and the past turns re-evaluated under the reloaded file until the next send.
 type reloadState struct {
+	// file is the context file the chat is on, as the UI knows it (the chat's own is read
+	// only in Cmds, which may be moving it).
+	file *ctxfile.File
 	seq     int  // numbers reloads: a stale result is ignored
 	running bool // a reload is in flight
 	// sentDuring is the seq of a reload in flight when the user sent: its re-evaluation,
@@ -79,19 +82,20 @@ type reloadedMsg struct {
 	file   *ctxfile.File
 	err    error // the file does not load: its errors
 	traces []engine.Trace
+	moved  bool  // the chat is on the new file
 	rerr   error // the file loads, but moving the chat to it or re-evaluating failed
 }
 
 // startWatch watches the chat's context file and the files it references, in a Cmd;
 // nil when the workbench does not watch or the chat has no file.
 func (m *Model) startWatch() tea.Cmd {
-	r, ok := m.chat.(reloader)
-	if !m.opt.Watch || !ok || r.File() == nil || r.File().Path == "" {
+	f := m.rl.file
+	if !m.opt.Watch || f == nil || f.Path == "" {
 		return nil
 	}
-	paths := r.File().Sources()
+	paths := f.Sources()
 	if len(paths) == 0 {
-		paths = []string{r.File().Path}
+		paths = []string{f.Path}
 	}
 	if slices.Equal(paths, m.rl.watched) && m.rl.stop != nil {
 		return nil
@@ -121,7 +125,7 @@ func waitWatch(gen int, ch <-chan struct{}) tea.Cmd {
 // it and its turns are re-evaluated under it.
 func (m *Model) reload() tea.Cmd {
 	r, ok := m.chat.(reloader)
-	if !ok || r.File() == nil || r.File().Path == "" {
+	if !ok || m.rl.file == nil || m.rl.file.Path == "" {
 		m.setErr(fmt.Errorf("reload: this chat has no context file on disk"))
 		return nil
 	}
@@ -131,7 +135,7 @@ func (m *Model) reload() tea.Cmd {
 	}
 	m.rl.seq++
 	m.rl.running = true
-	seq, mu, path := m.rl.seq, m.chatMu, r.File().Path
+	seq, mu, path := m.rl.seq, m.chatMu, m.rl.file.Path
 	return func() tea.Msg {
 		file, err := ctxfile.Load(path)
 		if err != nil {
@@ -141,6 +145,7 @@ func (m *Model) reload() tea.Cmd {
 		msg := reloadedMsg{seq: seq, file: file}
 		mu.Lock()
 		msg.rerr = r.Reload(ctx, file)
+		msg.moved = msg.rerr == nil
 		reeval := r.Reevaluation(file)
 		mu.Unlock()
 		// The re-evaluation reads only the database: the chat is free meanwhile (the
@@ -167,6 +172,10 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 	if msg.rerr != nil {
 		m.setErr(fmt.Errorf("reload: %w", msg.rerr))
 	}
+	if !msg.moved {
+		return nil
+	}
+	m.rl.file = msg.file
 	if !(m.opt.BuiltIn && msg.file.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(msg.file.Path)
 	}

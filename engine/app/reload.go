@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -32,6 +33,9 @@ func (c *Chat) recordAfter(ctx context.Context) func(*engine.TurnResult, error) 
 // path is recorded on a saved chat (see Workspace.ChatContext). On error the chat stays
 // on its old file.
 func (c *Chat) Reload(ctx context.Context, file *ctxfile.File) error {
+	if file == nil {
+		return errors.New("reload: no context file")
+	}
 	e, err := c.w.Engine(file, c.settings)
 	if err != nil {
 		return fmt.Errorf("reload %s: %w", file.Path, err)

@@ -130,6 +130,9 @@ func TestReload(t *testing.T) {
 	if err := c.Reload(ctx, oldFile); err != nil {
 		t.Fatal(err)
 	}
+	if err := c.Reload(ctx, nil); err == nil || c.File() != oldFile {
+		t.Errorf("Reload(nil): got %v, file %v; want an error and the file kept", err, c.File().Path)
+	}
 	for i, text := range []string{"hello", "the query is slow", "thanks", "one more"} {
 		if _, err := c.SendScripted(ctx, text, "ok "+string(rune('a'+i)), nil); err != nil {
 			t.Fatal(err)

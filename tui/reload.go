@@ -29,7 +29,7 @@ type reloader interface {
 type reloadState struct {
 	// file is the context file the chat is on, as the UI knows it (the chat's own is read
 	// only in Cmds, which may be moving it).
-	file *ctxfile.File
+	file    *ctxfile.File
 	seq     int  // numbers reloads: a stale result is ignored
 	running bool // a reload is in flight
 	// sentDuring is the seq of a reload in flight when the user sent: its re-evaluation,

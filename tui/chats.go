@@ -237,6 +237,8 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.traces, m.sent = map[string]*engine.Trace{}, map[string]*engine.Trace{}
 	m.failed, m.preview, m.previewText, m.lastErr = nil, nil, "", ""
 	m.rl.reeval, m.rl.summary, m.rl.changed, m.rl.wouldSend, m.rl.errs = nil, "", nil, false, nil
+	m.rl.seq++ // a reload in flight was of the other chat
+	m.rl.running = false
 	m.rl.file = c.File() // no Cmd has the new chat yet
 	if f := m.rl.file; f != nil && f.Path != "" && !(m.opt.BuiltIn && f.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(f.Path)

@@ -365,3 +365,22 @@ func TestReloadPreview(t *testing.T) {
 		t.Errorf("the draft changed: %q", m.comp.Value())
 	}
 }
+
+// TestReloadUnchanged: ctrl+r on a file as it was marks no turn as sent before a change.
+func TestReloadUnchanged(t *testing.T) {
+	copyDemo(t)
+	v := newEnvAt(t, "support.ctx.yaml")
+	v.playAt(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	_, cmd := m.Update(ctrlR)
+	drive(m, cmd)
+	if m.rl.summary == "" || strings.Contains(m.View(), "(changed)") {
+		t.Errorf("reload of the same file: summary %q, header marks a change:\n%s", m.rl.summary, m.View())
+	}
+	replace(t, "support.ctx.yaml", "support-edited.ctx.yaml")
+	_, cmd = m.Update(ctrlR)
+	drive(m, cmd)
+	if !strings.Contains(m.View(), "(changed)") {
+		t.Errorf("reload of an edited file: no mark in the header")
+	}
+}

@@ -210,7 +210,7 @@ func TestReloadWasNow(t *testing.T) {
 				t.Errorf("Request note: got %q, want AS RECORDED", m.insp.turn.Note)
 			}
 			press(m, "n")
-			m.View()
+			goldenAt(t, fmt.Sprintf("reload_would_send_%dx%d", sz.w, sz.h), m.View())
 			if !strings.HasPrefix(m.insp.turn.Note, "WOULD SEND") || m.insp.turn.Trace != m.rl.reeval[m.insp.turn.Trace.UserMessageID] {
 				t.Errorf("after n: note %q, want WOULD SEND with the re-evaluated trace", m.insp.turn.Note)
 			}

@@ -211,6 +211,9 @@ func TestReloadWasNow(t *testing.T) {
 			}
 			press(m, "n")
 			goldenAt(t, fmt.Sprintf("reload_would_send_%dx%d", sz.w, sz.h), m.View())
+			if raw, _ := m.insp.turn.Trace.Request.AppendJSON(nil); !strings.Contains(string(raw), "Stay concise.") {
+				t.Errorf("the request the edited file would send lacks the reminder it fires now:\n%s", raw)
+			}
 			if !strings.HasPrefix(m.insp.turn.Note, "WOULD SEND") || m.insp.turn.Trace != m.rl.reeval[m.insp.turn.Trace.UserMessageID] {
 				t.Errorf("after n: note %q, want WOULD SEND with the re-evaluated trace", m.insp.turn.Note)
 			}

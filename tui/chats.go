@@ -296,6 +296,9 @@ func (m *Model) chatsKey(k tea.KeyMsg) tea.Cmd {
 			}
 			return func() tea.Msg {
 				path, err := lib.ExportFile(ctx, dir, f, id)
+				if abs, aerr := filepath.Abs(path); err == nil && aerr == nil {
+					path = abs // say where, whatever the current directory
+				}
 				return chatDoneMsg{what: "export", id: path, err: err}
 			}
 		}

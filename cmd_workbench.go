@@ -123,6 +123,9 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 	}
 	path, builtIn := wf.context, false
 	if path == "" && !demo {
+		path = a.recordedContext(ctx, wf) // the file a saved chat was last used with
+	}
+	if path == "" && !demo {
 		if _, err := os.Stat("ctxlab.ctx.yaml"); err == nil {
 			path = "ctxlab.ctx.yaml"
 		}
@@ -194,6 +197,9 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		}
 	}
 	opt.Chat = c
+	opt.Library = workbenchLibrary(ws, s, model, file)
+	opt.Watch, opt.BuiltIn = !builtIn && !demo, builtIn || demo
+	opt.Clipboard = a.stdout
 	opt.ContextName = filepath.Base(path)
 	if builtIn || demo {
 		opt.ContextName = "built-in demo context"

@@ -176,6 +176,12 @@ func decodeRecorded(t *chat.Turn, ds any) error {
 	if len(t.Decisions) == 0 {
 		return nil
 	}
+	if rs, ok := ds.(*[]Removed); ok { // the common case of a re-evaluation, made fast
+		if got, err := scanRemoved(t.Decisions); err == nil {
+			*rs = got
+			return nil
+		}
+	}
 	if err := json.Unmarshal(t.Decisions, ds); err != nil {
 		return fmt.Errorf("turn %d: recorded decisions: %w", t.Number, err)
 	}
@@ -208,13 +214,14 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 		p.Request.MaxTokens, p.Request.Seed = sr.MaxTokens, sr.Seed
 	}
 
-	was := make(map[string]Removed, len(recorded))
+	type decisionKey struct{ source, id string } // no string built per decision
+	was := make(map[decisionKey]Removed, len(recorded))
 	for _, d := range recorded {
-		was[d.Source+"\x00"+d.ID] = d
+		was[decisionKey{d.Source, d.ID}] = d
 	}
 	for i := range p.Decisions {
 		d := &p.Decisions[i]
-		key := d.Source + "\x00" + d.ID
+		key := decisionKey{d.Source, d.ID}
 		old, ok := was[key]
 		delete(was, key)
 		switch {
@@ -226,7 +233,7 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 		}
 	}
 	for _, d := range recorded { // in recorded order
-		if _, gone := was[d.Source+"\x00"+d.ID]; gone {
+		if _, gone := was[decisionKey{d.Source, d.ID}]; gone {
 			tr.Removed = append(tr.Removed, d)
 		}
 	}

@@ -30,6 +30,7 @@ var migrationFixtures = []struct {
 	{1, "testdata/migrate/v1.sql", "fixture"},
 	{2, "testdata/migrate/v2.sql", "fixture"},
 	{3, "testdata/migrate/v3.sql", "fixture"},
+	{4, "testdata/migrate/v4.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.

@@ -9,6 +9,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -57,6 +58,16 @@ type Options struct {
 	ContextWindow int
 	// Notice is shown in the status line until the first key.
 	Notice string
+	// Library is the saved chats the chats overlay (ctrl+o) works on (nil: none).
+	Library Library
+	// Watch watches the context file and the files it references, reloading on a change.
+	Watch bool
+	// BuiltIn says the context file is the built-in demo context (its path is not shown).
+	BuiltIn bool
+	// Clipboard is the terminal OSC 52 copies are written to (nil: no clipboard).
+	Clipboard io.Writer
+	// ExportDir is where the chats overlay writes exports ("": the current directory).
+	ExportDir string
 	// Now is the clock (nil: time.Now); Location the zone of times shown (nil: local).
 	Now      func() time.Time
 	Location *time.Location
@@ -126,6 +137,10 @@ type Model struct {
 	lastErr string
 	notice  string
 
+	// The reload of the context file, and the chats overlay.
+	rl    reloadState
+	chats chatsOverlay
+
 	// The transcript's rectangle on screen in the last frame (for the mouse).
 	trX, trY, trW, trH int
 	inX, inY, inW, inH int
@@ -169,7 +184,7 @@ func (m *Model) Close() {
 }
 
 // Init loads the chat's traces, branches and cost.
-func (m *Model) Init() tea.Cmd { return m.load(true) }
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(true), m.initExtras()) }
 
 // loadedMsg is what a load read from the chat.
 type loadedMsg struct {
@@ -271,9 +286,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.width, m.hgt = msg.Width, msg.Height
 		return m, nil
 	case tea.KeyMsg:
+		if cmd, ok := m.extraKey(msg); ok {
+			return m, cmd
+		}
 		return m, m.key(msg)
 	case tea.MouseMsg:
-		m.mouse(msg)
+		if !m.overlayMouse(msg) {
+			m.mouse(msg)
+		}
 		return m, nil
 	case loadedMsg:
 		return m, m.loaded(msg)
@@ -315,6 +335,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.comp.SetValue(strings.TrimRight(msg.text, "\n"))
 		return m, m.draftChanged()
+	}
+	if cmd, ok := m.extraMsg(msg); ok {
+		return m, cmd
 	}
 	return m, nil
 }
@@ -695,7 +718,7 @@ func (m *Model) syncInspector() {
 			v.Prev = m.traces[p.user.ID]
 		}
 	}
-	m.insp.SetTurn(v)
+	m.insp.SetTurn(m.reevalView(v))
 	m.insp.SetChat(chatView{Branches: m.branches, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
 		CostKnown: m.costOK, ContextWindow: m.opt.ContextWindow})
 }
@@ -713,7 +736,9 @@ func (m *Model) View() string {
 	header := m.headerLine(w)
 	bodyH := h - 1 - len(status)
 	var body []string
-	if m.help {
+	if ov, ok := m.overlayView(w, bodyH); ok && !m.help {
+		body = ov
+	} else if m.help {
 		body = m.renderHelp(w, bodyH)
 	} else {
 		body = m.body(w, bodyH)

@@ -37,6 +37,8 @@ func (m *Model) helpGroups() []helpGroup {
 	if ks := m.insp.Keys(); len(ks) > 0 {
 		groups = append(groups, helpGroup{Title: "inspector", Keys: ks})
 	}
+	groups = append(groups, helpGroup{Title: "inspector, after a reload", Keys: []key.Binding{k.WouldSend}})
+	groups = append(groups, helpGroup{Title: "chats (ctrl+o); type to filter", Keys: k.chats()})
 	groups = append(groups, helpGroup{Title: "help", Keys: []key.Binding{k.CloseHelp}})
 	return groups
 }

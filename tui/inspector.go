@@ -46,6 +46,7 @@ type turnView struct {
 	Trace   *engine.Trace // the turn's trace: recorded (replay), just sent, or a preview
 	Prev    *engine.Trace // the previous turn's trace on the branch (for the Request diff), or nil
 	Preview bool          // Trace is the PREVIEW of the draft (nothing sent)
+	Note    string        // a line pinned above the tab's own (a reload's re-evaluation)
 }
 
 // chatView is what the inspector shows of the chat.
@@ -210,6 +211,9 @@ func (in *inspector) tabBody(width int) *tabBody {
 	}
 	in.builds++
 	bb := &tabBuilder{th: in.th, width: width, itemNow: -1}
+	if in.turn.Note != "" && in.turn.Trace != nil {
+		bb.head(themes.Warning, in.turn.Note)
+	}
 	switch in.tab {
 	case tabWhy:
 		in.renderWhy(bb)

@@ -17,6 +17,7 @@ type keyMap struct {
 	Inspector            key.Binding    // alt+i below 100 columns
 	Esc, Quit            key.Binding
 	Help, HelpQ          key.Binding
+	Reload, Chats        key.Binding
 
 	// Composer.
 	Send, Newline, Editor, History key.Binding
@@ -27,6 +28,13 @@ type keyMap struct {
 	// Transcript.
 	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
 	ToggleTool, Spans                       key.Binding
+	Copy, CopyRequest                       key.Binding
+
+	// Inspector, after a reload: the Request tab as recorded or as the file would send.
+	WouldSend key.Binding
+
+	// The chats overlay (ctrl+o).
+	ChatsOpen, ChatsNew, ChatsRename, ChatsDelete, ChatsExport, ChatsClose key.Binding
 
 	// Help overlay.
 	CloseHelp key.Binding
@@ -44,6 +52,8 @@ func newKeyMap() *keyMap {
 		Quit:      b("ctrl+c", "cancel the reply, or quit", "ctrl+c"),
 		Help:      b("f1", "help", "f1"),
 		HelpQ:     b("?", "help (outside the composer)", "?"),
+		Reload:    b("ctrl+r", "reload the context file", "ctrl+r"),
+		Chats:     b("ctrl+o", "chats: find, open, new, rename, delete", "ctrl+o"),
 
 		Send:    b("enter", "send", "enter"),
 		Newline: b("alt+enter", "new line (also ctrl+j)", "alt+enter", "ctrl+j"),
@@ -53,14 +63,25 @@ func newKeyMap() *keyMap {
 		SaveReply:  b("enter", "save as the reply", "enter"),
 		Unanswered: b("esc", "no reply", "esc"),
 
-		Up:         b("↑/k", "previous turn", "up", "k"),
-		Down:       b("↓/j", "next turn", "down", "j"),
-		Top:        b("home/g", "first", "home", "g"),
-		Bottom:     b("end/G", "last", "end", "G"),
-		PageUp:     b("pgup", "page up", "pgup"),
-		PageDown:   b("pgdown", "page down", "pgdown"),
-		ToggleTool: b("enter", "open/close tool calls", "enter"),
-		Spans:      b("s", "show/hide injected reminders", "s"),
+		Up:          b("↑/k", "previous turn", "up", "k"),
+		Down:        b("↓/j", "next turn", "down", "j"),
+		Top:         b("home/g", "first", "home", "g"),
+		Bottom:      b("end/G", "last", "end", "G"),
+		PageUp:      b("pgup", "page up", "pgup"),
+		PageDown:    b("pgdown", "page down", "pgdown"),
+		ToggleTool:  b("enter", "open/close tool calls", "enter"),
+		Spans:       b("s", "show/hide injected reminders", "s"),
+		Copy:        b("c", "copy the message", "c"),
+		CopyRequest: b("y", "copy the request JSON", "y"),
+
+		WouldSend: b("n", "Request: as recorded / would send", "n"),
+
+		ChatsOpen:   b("enter", "open", "enter"),
+		ChatsNew:    b("ctrl+n", "new chat", "ctrl+n"),
+		ChatsRename: b("ctrl+e/f2", "rename", "ctrl+e", "f2"),
+		ChatsDelete: b("ctrl+d", "delete (asks)", "ctrl+d"),
+		ChatsExport: b("ctrl+s", "export to a file", "ctrl+s"),
+		ChatsClose:  b("esc", "close", "esc"),
 
 		CloseHelp: b("esc/f1/?", "close help", "esc", "f1", "?", "q"),
 	}
@@ -87,7 +108,7 @@ func (k *keyMap) anywhere() []key.Binding {
 	out := []key.Binding{k.NextFocus, k.PrevFocus}
 	out = append(out, k.Tabs[:]...)
 	out = append(out, k.TabDigits[:]...)
-	return append(out, k.Inspector, k.Esc, k.Quit, k.Help, k.HelpQ)
+	return append(out, k.Inspector, k.Reload, k.Chats, k.Esc, k.Quit, k.Help, k.HelpQ)
 }
 
 // composer returns the composer's bindings.
@@ -102,5 +123,10 @@ func (k *keyMap) scripted() []key.Binding {
 
 // transcript returns the transcript's bindings.
 func (k *keyMap) transcript() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ToggleTool, k.Spans}
+	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ToggleTool, k.Spans, k.Copy, k.CopyRequest}
+}
+
+// chats returns the chats overlay's bindings.
+func (k *keyMap) chats() []key.Binding {
+	return []key.Binding{k.ChatsOpen, k.ChatsNew, k.ChatsRename, k.ChatsDelete, k.ChatsExport, k.ChatsClose}
 }

@@ -47,7 +47,7 @@ func (m *Model) headerLine(w int) string {
 		parts = append(parts, inert.Line(m.model))
 	}
 	if m.opt.ContextName != "" {
-		parts = append(parts, inert.Line(m.opt.ContextName))
+		parts = append(parts, inert.Line(m.opt.ContextName)+m.fileMark())
 	}
 	line := " " + strings.Join(parts, " · ") + " "
 	if badge != "" {
@@ -100,6 +100,7 @@ func (m *Model) statusLines(w int) []string {
 		line = " " + th.Render(themes.Warning, "streaming: esc or ctrl+c cancels") + th.Render(themes.Muted, " · ") + line[1:]
 	}
 	out := []string{th.Render(themes.Status, fitLine(line, w))}
+	out = append(out, m.extraStatus(w)...)
 	if m.notice != "" {
 		for _, l := range wrapToWidth(m.notice, max(w-2, 1)) {
 			out = append(out, fitLine(" "+th.Render(themes.Muted, l), w))

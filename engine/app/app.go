@@ -15,9 +15,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/ctxlab/ctxlab/llm/config"
+	"github.com/ctxlab/ctxlab/llm/tokens"
 	"github.com/ctxlab/ctxlab/store"
 )
 
@@ -45,6 +47,9 @@ type Workspace struct {
 	opt  Options
 	path string
 	db   *store.DB
+	// counters are the token counters of the engines it builds, by encoding.
+	countersMu sync.Mutex
+	counters   map[tokens.Encoding]*memoCounter
 }
 
 // Open opens the chat database, creating it (and the data directory, for the default

@@ -17,13 +17,16 @@ type Chat struct {
 	settings Settings
 	sess     *engine.Session
 	model    engine.Replier
+	// e is the engine of sess; recorded says its file's path is recorded on the chat.
+	e        *engine.Engine
+	recorded bool
 }
 
 // NewChat starts a new chat (engine.Start): it is saved with its first turn, so a first
 // turn that fails leaves nothing behind. s are the settings e was built with (for prices
 // and the model's label); model answers live sends (nil: none configured).
 func (w *Workspace) NewChat(s Settings, e *engine.Engine, model engine.Replier) *Chat {
-	return &Chat{w: w, settings: s, sess: e.Start(chat.Chat{}), model: model}
+	return &Chat{w: w, settings: s, sess: e.Start(chat.Chat{}), model: model, e: e}
 }
 
 // OpenChat opens a saved chat on its active branch; see NewChat for s and model.
@@ -32,7 +35,7 @@ func (w *Workspace) OpenChat(ctx context.Context, s Settings, e *engine.Engine, 
 	if err != nil {
 		return nil, err
 	}
-	return &Chat{w: w, settings: s, sess: sess, model: model}, nil
+	return &Chat{w: w, settings: s, sess: sess, model: model, e: e}, nil
 }
 
 // Session returns the engine session, for reading: Messages, Turns, Branch, Chat, Head,
@@ -67,20 +70,22 @@ func (c *Chat) Send(ctx context.Context, text string, emit func(engine.Event)) (
 	if c.model == nil {
 		return nil, ErrNoServer
 	}
-	return c.sess.Send(ctx, engine.UserInput{Text: text}, c.model, engine.WithEvents(emit))
+	return c.recordAfter(ctx)(c.sess.Send(ctx, engine.UserInput{Text: text}, c.model, engine.WithEvents(emit)))
 }
 
 // SendScripted sends text with a reply the user wrote (engine.Scripted): nothing is asked
 // of a model.
 func (c *Chat) SendScripted(ctx context.Context, text, reply string, emit func(engine.Event)) (*engine.TurnResult, error) {
-	return c.sess.Send(ctx, engine.UserInput{Text: text}, &engine.Scripted{Text: reply}, engine.WithEvents(emit))
+	return c.recordAfter(ctx)(c.sess.Send(ctx, engine.UserInput{Text: text}, &engine.Scripted{Text: reply}, engine.WithEvents(emit)))
 }
 
 // SendUnanswered saves text as a user message with no reply: a turn with no assistant
 // message, as replay shows it (engine.Session.SendUnanswered).
 func (c *Chat) SendUnanswered(ctx context.Context, text string) error {
-	_, err := c.sess.SendUnanswered(ctx, engine.UserInput{Text: text})
-	return err
+	if _, err := c.sess.SendUnanswered(ctx, engine.UserInput{Text: text}); err != nil {
+		return err
+	}
+	return c.recordContext(ctx)
 }
 
 // Traces returns the recorded trace of every turn of the active branch, exactly as
@@ -165,7 +170,7 @@ func (c *Chat) Edit(ctx context.Context, n int, text string, reply *string, emit
 	if err != nil {
 		return nil, err
 	}
-	return c.sess.Edit(ctx, n, engine.UserInput{Text: text}, r, engine.WithEvents(emit))
+	return c.recordAfter(ctx)(c.sess.Edit(ctx, n, engine.UserInput{Text: text}, r, engine.WithEvents(emit)))
 }
 
 // Regenerate asks again for the branch's last reply, on a new branch switched to: from the
@@ -176,7 +181,7 @@ func (c *Chat) Regenerate(ctx context.Context, reply *string, emit func(engine.E
 	if err != nil {
 		return nil, err
 	}
-	return c.sess.Regenerate(ctx, r, time.Time{}, engine.WithEvents(emit))
+	return c.recordAfter(ctx)(c.sess.Regenerate(ctx, r, time.Time{}, engine.WithEvents(emit)))
 }
 
 // Rewind makes a new branch at turn n's reply and switches to it.

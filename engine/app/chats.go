@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/llm/tokens"
 	"github.com/ctxlab/ctxlab/store"
 )
@@ -58,6 +59,13 @@ func (w *Workspace) ChatCost(ctx context.Context, s Settings, chatID string) (us
 	if err != nil {
 		return 0, false, err
 	}
+	usd, known = priceUsage(s, byModel)
+	return usd, known, nil
+}
+
+// priceUsage prices usage by model; known is false when some model that used tokens has
+// no price, or nothing is priced.
+func priceUsage(s Settings, byModel map[string]chat.Usage) (usd float64, known bool) {
 	known = len(byModel) > 0
 	for model, u := range byModel {
 		c, ok := tokens.Cost(model, u, s.PriceOverride(model))
@@ -66,5 +74,5 @@ func (w *Workspace) ChatCost(ctx context.Context, s Settings, chatID string) (us
 		}
 		usd += c
 	}
-	return usd, known, nil
+	return usd, known
 }

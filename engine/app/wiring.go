@@ -43,10 +43,15 @@ func (w *Workspace) Settings(file *ctxfile.File, offline bool) (Settings, error)
 // model, parameters, tokenizer and prices. now is the clock of turns sent without one (nil:
 // time.Now).
 func NewEngine(file *ctxfile.File, st engine.Store, s Settings, now func() time.Time) (*engine.Engine, error) {
+	return newEngine(file, st, s, now, s.Counter())
+}
+
+// newEngine is NewEngine with a token counter.
+func newEngine(file *ctxfile.File, st engine.Store, s Settings, now func() time.Time, counter engine.TokenCounter) (*engine.Engine, error) {
 	return engine.New(engine.Options{
 		Context: file,
 		Store:   st,
-		Tokens:  s.Counter(),
+		Tokens:  counter,
 		Model:   s.ModelName(),
 		Params: engine.Params{Temperature: s.Temperature.Value, TopP: s.TopP.Value,
 			MaxTokens: s.MaxTokens.Value, Seed: s.Seed.Value},
@@ -59,7 +64,7 @@ func NewEngine(file *ctxfile.File, st engine.Store, s Settings, now func() time.
 
 // Engine builds an engine for a context file over the workspace's database.
 func (w *Workspace) Engine(file *ctxfile.File, s Settings) (*engine.Engine, error) {
-	return NewEngine(file, w.db, s, w.opt.Now)
+	return newEngine(file, w.db, s, w.opt.Now, w.counter(s))
 }
 
 // LiveModel returns the replier for turns without a scripted reply: the configured

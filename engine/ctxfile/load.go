@@ -52,6 +52,7 @@ func Parse(path string, data []byte) (*File, error) {
 	if root == nil {
 		return l.f, nil
 	}
+	l.f.sources = []string{path}
 	l.load(root)
 	if err := l.r.Err(); err != nil {
 		return nil, err
@@ -218,7 +219,7 @@ func (l *loader) system(n *yaml.Node) {
 	if !ok {
 		return
 	}
-	opt := fragment.DecodeOptions{File: l.r.File, BaseDir: l.f.Dir}
+	opt := l.decodeOptions()
 	for _, it := range items {
 		frag, err := fragment.Decode(it, opt)
 		if err != nil {
@@ -238,6 +239,16 @@ func (l *loader) system(n *yaml.Node) {
 		}
 		l.f.System = append(l.f.System, frag)
 	}
+}
+
+// decodeOptions are the options of a fragment decoding, which records the files it reads
+// in the file's sources.
+func (l *loader) decodeOptions() fragment.DecodeOptions {
+	return fragment.DecodeOptions{File: l.r.File, BaseDir: l.f.Dir, Read: func(p string) {
+		if !contains(l.f.sources, p) {
+			l.f.sources = append(l.f.sources, p)
+		}
+	}}
 }
 
 // addErr records an error from another decoder, keeping its positions.

@@ -229,7 +229,7 @@ func (l *loader) builtin(fs yamlx.Fields, b *yaml.Node, base Reminder) []Reminde
 
 // fragmentText renders a reminder's `fragment:` once, with the XML renderer.
 func (l *loader) fragmentText(n *yaml.Node) string {
-	frag, err := fragment.Decode(n, fragment.DecodeOptions{File: l.r.File, BaseDir: l.f.Dir})
+	frag, err := fragment.Decode(n, l.decodeOptions())
 	if err != nil {
 		l.addErr(err)
 		return ""

@@ -32,7 +32,16 @@ type File struct {
 	Instructions []Instruction
 	Reminders    []Reminder
 	Tools        []Tool
+
+	// sources are the paths the file was loaded from (see Sources).
+	sources []string
 }
+
+// Sources returns the paths the file was loaded from: the context file itself, then each
+// file a `file:` fragment read, the skills folder and each SKILL.md in it, in the order
+// they were read (relative paths resolved against Dir). A watcher of the context file
+// watches these. A File not made by Load or Parse has none.
+func (f *File) Sources() []string { return append([]string(nil), f.sources...) }
 
 // ModelDefaults are the context file's `model:` block; flags, environment and the config
 // file override them.

@@ -16,6 +16,17 @@ type DecodeOptions struct {
 	// BaseDir resolves relative `file:` and `skills:` paths. Empty means the directory of
 	// File (or the current directory when File is empty too).
 	BaseDir string
+	// Read, when not nil, is called with the path of each file and folder the decoding
+	// reads (a `file:` fragment, the skills folder and each SKILL.md), resolved against
+	// the base directory: what a watcher of the context file must watch too.
+	Read func(path string)
+}
+
+// read reports a path read to o.Read.
+func (o DecodeOptions) read(path string) {
+	if o.Read != nil {
+		o.Read(path)
+	}
 }
 
 // baseDir returns the directory relative paths are resolved against.

@@ -245,6 +245,7 @@ func (d *decoder) file(key, node *yaml.Node) Value {
 		d.errorf(at, "fragment.file must be a path, got %s", what)
 		return nil
 	}
+	d.opt.read(d.opt.resolve(n.Value))
 	text, msg := readFile(d.opt.resolve(n.Value))
 	if msg != "" {
 		d.errorf(n, "%s: %s", n.Value, msg)

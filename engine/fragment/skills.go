@@ -64,6 +64,7 @@ func LoadSkills(dir string, opt DecodeOptions) ([]Skill, error) {
 // the problems found in SKILL.md files.
 func loadSkills(dir string, opt DecodeOptions) ([]Skill, string, diag.List) {
 	full := opt.resolve(dir)
+	opt.read(full)
 	fi, err := os.Stat(full)
 	if err != nil {
 		return nil, fsMessage(err, "directory"), nil
@@ -92,6 +93,7 @@ func loadSkills(dir string, opt DecodeOptions) ([]Skill, string, diag.List) {
 		if st, err := os.Stat(file); err != nil || !st.Mode().IsRegular() {
 			continue
 		}
+		opt.read(file)
 		s, nameAt, ferrs := readSkill(file)
 		if len(ferrs) > 0 {
 			errs = append(errs, ferrs...)

@@ -1,0 +1,183 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/store"
+)
+
+// Library is what the workbench's chats overlay works on: the saved chats of a workspace,
+// opened with the settings and model the workbench started with.
+type Library struct {
+	// W is the workspace; Settings and Model answer the chats opened (Model nil: the user
+	// writes the replies).
+	W        *Workspace
+	Settings Settings
+	Model    engine.Replier
+	// File is the context file of a chat that has none recorded, or whose recorded file
+	// no longer loads.
+	File *ctxfile.File
+	// Export writes a saved chat in a format (json, markdown or openai) to w; nil: the
+	// library cannot export.
+	Export func(ctx context.Context, w io.Writer, format, chatID string) error
+}
+
+// Chats lists the saved chats, most recently updated first, with their cost (as
+// Workspace.Chats gives them, priced under the flags alone), in two queries however many
+// chats there are.
+func (l *Library) Chats(ctx context.Context) ([]ChatSummary, error) {
+	list, err := l.W.db.ListChats(ctx, store.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	priced, err := l.W.db.PricedUsageByChat(ctx)
+	if err != nil {
+		return nil, err
+	}
+	settings, err := l.W.Settings(nil, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChatSummary, len(list))
+	for i := range list {
+		out[i].ChatSummary = list[i]
+		if usd, known := priceUsage(settings, priced[list[i].ID]); known {
+			out[i].CostUSD = &usd
+		}
+	}
+	return out, nil
+}
+
+// Search returns the ids of the chats with a message holding every word of text (word
+// prefixes, any case; the store's full-text index), unpriced: what a filter adds to the
+// titles it matches.
+func (l *Library) Search(ctx context.Context, text string) (map[string]bool, error) {
+	list, err := l.W.db.ListChats(ctx, store.ListOptions{Search: text})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(list))
+	for _, c := range list {
+		out[c.ID] = true
+	}
+	return out, nil
+}
+
+// Open opens a saved chat on the context file recorded for it (else l.File). note says
+// why the recorded file was not used ("" when it was, or none is recorded).
+func (l *Library) Open(ctx context.Context, id string) (c *Chat, note string, err error) {
+	file := l.File
+	path, err := l.W.ChatContext(ctx, id)
+	if err != nil {
+		return nil, "", err
+	}
+	if path != "" && !samePath(path, file.Path) {
+		f, err := ctxfile.Load(path)
+		if err != nil {
+			note = fmt.Sprintf("the chat's context file %s does not load; using %s (%v)", path, file.Path, err)
+		} else {
+			file = f
+		}
+	}
+	e, err := l.W.Engine(file, l.Settings)
+	if err != nil {
+		return nil, "", err
+	}
+	c, err = l.W.OpenChat(ctx, l.Settings, e, l.Model, id)
+	if err != nil {
+		return nil, "", err
+	}
+	return c, note, nil
+}
+
+// New starts a new chat on file (nil: l.File), saved with its first turn.
+func (l *Library) New(file *ctxfile.File) (*Chat, error) {
+	if file == nil {
+		file = l.File
+	}
+	e, err := l.W.Engine(file, l.Settings)
+	if err != nil {
+		return nil, err
+	}
+	return l.W.NewChat(l.Settings, e, l.Model), nil
+}
+
+// Rename sets a saved chat's title.
+func (l *Library) Rename(ctx context.Context, id, title string) error {
+	return l.W.RenameChat(ctx, id, title)
+}
+
+// Delete removes a saved chat and everything of it.
+func (l *Library) Delete(ctx context.Context, id string) error { return l.W.DeleteChat(ctx, id) }
+
+// exportExt is the file extension of each export format.
+var exportExt = map[string]string{"json": ".json", "markdown": ".md", "openai": ".openai.json"}
+
+// ExportFile exports a saved chat in format to a new file in dir named after the chat
+// (CHAT.md, CHAT.json, CHAT.openai.json), never overwriting: CHAT-1.md, CHAT-2.md … when
+// the name is taken. It returns the path written; a failed export leaves no file.
+func (l *Library) ExportFile(ctx context.Context, dir, format, id string) (string, error) {
+	ext, ok := exportExt[format]
+	if !ok {
+		return "", fmt.Errorf("unknown export format %q (want json, markdown or openai)", format)
+	}
+	if l.Export == nil {
+		return "", errors.New("export is not available here")
+	}
+	base := safeName(id)
+	for i := 0; i < 1000; i++ {
+		name := base + ext
+		if i > 0 {
+			name = base + "-" + strconv.Itoa(i) + ext
+		}
+		path := filepath.Join(dir, name)
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("export to %s: %w", path, err)
+		}
+		err = l.Export(ctx, f, format, id)
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("export to %s: %w", path, cerr)
+		}
+		if err != nil {
+			os.Remove(path)
+			return "", err
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("export: every name from %s%s to %s-999%s is taken in %s", base, ext, base, ext, dir)
+}
+
+// safeName makes a chat id a file name: anything but letters, digits, - _ . becomes _.
+func safeName(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
+		if !ok {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 || b[0] == '.' {
+		return "chat" + string(b)
+	}
+	return string(b)
+}
+
+// samePath reports whether two paths name the same file once made absolute.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	bb, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && aa == bb
+}

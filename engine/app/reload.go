@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+// File returns the context file the chat's engine was built for.
+func (c *Chat) File() *ctxfile.File { return c.e.File() }
+
+// recordAfter records the context file after a turn that saved something (a result, with
+// or without an error).
+func (c *Chat) recordAfter(ctx context.Context) func(*engine.TurnResult, error) (*engine.TurnResult, error) {
+	return func(r *engine.TurnResult, err error) (*engine.TurnResult, error) {
+		if r != nil {
+			if rerr := c.recordContext(ctx); err == nil && rerr != nil {
+				err = fmt.Errorf("record the context file: %w", rerr)
+			}
+		}
+		return r, err
+	}
+}
+
+// Reload puts the chat on another context file (a reloaded one): a new engine over the
+// same database and settings, the chat reopened on it. A saved chat keeps the branch the
+// session has loaded; a chat not saved yet stays new, with its id and title. The file's
+// path is recorded on a saved chat (see Workspace.ChatContext). On error the chat stays
+// on its old file.
+func (c *Chat) Reload(ctx context.Context, file *ctxfile.File) error {
+	if file == nil {
+		return errors.New("reload: no context file")
+	}
+	e, err := c.w.Engine(file, c.settings)
+	if err != nil {
+		return fmt.Errorf("reload %s: %w", file.Path, err)
+	}
+	if !c.sess.Saved() {
+		c.sess, c.e = e.Start(chat.Chat{ID: c.sess.Chat().ID, Title: c.sess.Chat().Title}), e
+		return nil
+	}
+	branch := c.sess.Branch()
+	sess, err := e.Open(ctx, c.ID())
+	if err != nil {
+		return fmt.Errorf("reload %s: %w", file.Path, err)
+	}
+	if sess.Branch() != branch {
+		if err := sess.Switch(ctx, branch); err != nil {
+			return fmt.Errorf("reload %s: %w", file.Path, err)
+		}
+	}
+	c.sess, c.e = sess, e
+	c.recorded = false
+	return c.recordContext(ctx)
+}
+
+// recordContext records the chat's context file (its absolute path) on a saved chat, once
+// per file.
+func (c *Chat) recordContext(ctx context.Context) error {
+	if c.recorded || !c.sess.Saved() {
+		return nil
+	}
+	path := c.File().Path
+	if path == "" {
+		return nil
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	if err := c.w.db.SetChatContext(ctx, c.ID(), path); err != nil {
+		return err
+	}
+	c.recorded = true
+	return nil
+}
+
+// Reevaluate returns the trace of every turn of the chat's active branch re-evaluated
+// under file, exactly as `ctxlab replay --json --context FILE` gives them (engine.Replay
+// with re-evaluation): each decision that changes carries Was, and what the file no
+// longer has is in Removed. A chat not saved yet has none.
+func (c *Chat) Reevaluate(ctx context.Context, file *ctxfile.File) ([]engine.Trace, error) {
+	return c.Reevaluation(file)(ctx)
+}
+
+// Reevaluation returns Reevaluate for the chat as it is now, to run later without the
+// chat: it reads only the database, so it can run while the chat sends (the branch
+// re-evaluated is the one active in the database when it runs).
+func (c *Chat) Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error) {
+	saved, id, w := c.sess.Saved(), c.ID(), c.w
+	return func(ctx context.Context) ([]engine.Trace, error) {
+		if !saved {
+			return nil, nil
+		}
+		var out []engine.Trace
+		err := w.Replay(ctx, id, file, func(t *engine.Trace) error {
+			out = append(out, *t)
+			return nil
+		})
+		return out, err
+	}
+}
+
+// ChatContext returns the context file recorded on a saved chat ("" when none is).
+func (w *Workspace) ChatContext(ctx context.Context, chatID string) (string, error) {
+	return w.db.ChatContext(ctx, chatID)
+}
+
+// RenameChat sets a saved chat's title.
+func (w *Workspace) RenameChat(ctx context.Context, chatID, title string) error {
+	return w.db.RenameChat(ctx, chatID, title)
+}
+
+// DeleteChat removes a saved chat and everything of it, in one transaction.
+func (w *Workspace) DeleteChat(ctx context.Context, chatID string) error {
+	return w.db.DeleteChat(ctx, chatID)
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// The root model's hooks for the reload, the chats overlay and the clipboard: the root
+// calls each in one place, so these features live in their own files.
+
+// initExtras starts the watch of the context file.
+func (m *Model) initExtras() tea.Cmd {
+	if r, ok := m.chat.(reloader); ok { // no Cmd runs yet: the chat can be read
+		m.rl.file = r.File()
+		if m.opt.BuiltIn && m.rl.file != nil {
+			m.rl.builtInPath = m.rl.file.Path
+		}
+	}
+	return tea.Batch(m.startWatch(), m.digestCmd())
+}
+
+// extraMsg handles the messages of these features; ok is false for another message.
+func (m *Model) extraMsg(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case watchStartedMsg:
+		if msg.gen != m.rl.watchGen {
+			return nil, true
+		}
+		if msg.err != nil {
+			m.setErr(msg.err)
+			return nil, true
+		}
+		m.rl.watchCh = msg.ch
+		return waitWatch(msg.gen, msg.ch), true
+	case watchEventMsg:
+		if msg.gen != m.rl.watchGen || msg.closed {
+			return nil, true
+		}
+		return tea.Batch(m.reload(), m.rewatch(msg.gen)), true
+	case reloadedMsg:
+		return m.reloaded(msg), true
+	case copiedMsg:
+		m.copied(msg)
+		return nil, true
+	case digestMsg:
+		if msg.file == m.rl.file && m.rl.digest == "" {
+			m.rl.digest = msg.digest
+		}
+		return nil, true
+	}
+	return m.chatsMsg(msg)
+}
+
+// rewatch waits for the watch's next change (the channel is kept by the pending Cmd's
+// closure: a new watchStartedMsg is not needed).
+func (m *Model) rewatch(gen int) tea.Cmd {
+	ch := m.rl.watchCh
+	if ch == nil {
+		return nil
+	}
+	return waitWatch(gen, ch)
+}
+
+// extraKey handles the keys of these features before the root's; ok is false when the
+// key is not theirs.
+func (m *Model) extraKey(k tea.KeyMsg) (tea.Cmd, bool) {
+	km := m.keys
+	switch {
+	case m.chats.open:
+		return m.chatsKey(k), true
+	case m.rl.errs != nil:
+		switch {
+		case key.Matches(k, km.Esc):
+			m.rl.errs = nil
+		case key.Matches(k, km.Reload):
+			return m.reload(), true
+		case key.Matches(k, km.Quit):
+			return m.quitOrCancel(), true
+		}
+		return nil, true
+	case key.Matches(k, km.Reload):
+		return m.reload(), true
+	case key.Matches(k, km.Chats):
+		return m.openChats(), true
+	}
+	switch m.focus {
+	case areaComposer:
+		if key.Matches(k, km.Send) && m.comp.mode != composeReply && m.comp.Draft() != "" && m.stream == nil {
+			m.sentClearsReload() // the recorded traces are shown again after a send
+		}
+	case areaTranscript:
+		switch {
+		case key.Matches(k, km.Copy):
+			return m.copyMessage(), true
+		case key.Matches(k, km.CopyRequest):
+			return m.copyRequest(), true
+		}
+	case areaInspector:
+		if m.insp.Tab() == tabRequest && m.rl.reeval != nil && key.Matches(k, km.WouldSend) {
+			m.rl.wouldSend = !m.rl.wouldSend
+			return nil, true
+		}
+	}
+	return nil, false
+}
+
+// overlayMouse handles the mouse while an overlay of these features is open (the wheel
+// moves through the chats; nothing reaches the panes under it); false when none is open.
+func (m *Model) overlayMouse(msg tea.MouseMsg) bool {
+	switch {
+	case m.chats.open:
+		o := &m.chats
+		switch msg.Button {
+		case tea.MouseButtonWheelUp:
+			o.cursor = max(0, o.cursor-1)
+		case tea.MouseButtonWheelDown:
+			o.cursor = max(0, min(len(o.shown)-1, o.cursor+1))
+		}
+		return true
+	case m.rl.errs != nil:
+		return true
+	}
+	return false
+}
+
+// overlayView draws an open overlay of these features in w x h; ok is false when none
+// is open.
+func (m *Model) overlayView(w, h int) ([]string, bool) {
+	switch {
+	case m.chats.open:
+		return m.chatsView(w, h), true
+	case m.rl.errs != nil:
+		return m.reloadOverlay(w, h), true
+	}
+	return nil, false
+}
+
+// extraStatus are status lines of these features: the reload's summary.
+func (m *Model) extraStatus(w int) []string {
+	switch {
+	case m.rl.running:
+		return []string{fitLine(" "+m.th.Render(themes.Muted, "reloading "+inert.Line(m.contextName())+"…"), w)}
+	case m.rl.summary == "":
+		return nil
+	}
+	return []string{fitLine(" "+m.th.Render(themes.Warning, m.rl.summary), w)}
+}

@@ -1,0 +1,332 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/themes"
+)
+
+// reloader is a chat that can move to a reloaded context file (*app.Chat is one).
+type reloader interface {
+	File() *ctxfile.File
+	Reload(ctx context.Context, file *ctxfile.File) error
+	Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error)
+}
+
+// reloadState is the workbench's reload of the context file: the watch, the error
+// overlay, and the past turns re-evaluated under the reloaded file until the next send.
+type reloadState struct {
+	// file is the context file the chat is on, as the UI knows it (the chat's own is read
+	// only in Cmds, which may be moving it).
+	file    *ctxfile.File
+	seq     int  // numbers reloads: a stale result is ignored
+	running bool // a reload is in flight
+	// sentDuring is the seq of a reload in flight when the user sent: its re-evaluation,
+	// of the turns before the send, is not shown.
+	sentDuring int
+
+	// The watch of the file's sources: gen numbers watches (a new file starts a new one);
+	// stop ends the current one.
+	watchGen int
+	stop     context.CancelFunc
+	watched  []string
+	watchCh  <-chan struct{}
+
+	// errs are the errors of the last reload that failed, shown in an overlay until esc.
+	errs     []string
+	errsFile string
+
+	// reeval are the turns re-evaluated under the reloaded file, by user message id
+	// (nil: none; the recorded traces are shown); summary says what changed.
+	reeval  map[string]*engine.Trace
+	summary string
+	// digest sums up the sources of the file in force (app.Digest): a reload that finds
+	// them unchanged marks no turn.
+	digest string
+	// changed are the turns sent before the last reload (by user message id): the
+	// header marks that the file changed since.
+	changed map[string]bool
+	// builtInPath is the path of the built-in demo context (Options.BuiltIn), whose
+	// name the header does not show.
+	builtInPath string
+	// wouldSend shows, in the Request and Prompt tabs, what the reloaded file would have
+	// sent instead of what was recorded (n in the Request tab).
+	wouldSend bool
+}
+
+// watchStartedMsg is a watch started (or failed to).
+type watchStartedMsg struct {
+	gen   int
+	ch    <-chan struct{}
+	paths []string
+	err   error
+}
+
+// watchEventMsg is a change to a watched file; closed says the watch ended.
+type watchEventMsg struct {
+	gen    int
+	closed bool
+}
+
+// reloadedMsg is the result of a reload.
+type reloadedMsg struct {
+	seq    int
+	file   *ctxfile.File
+	err    error // the file does not load: its errors
+	traces []engine.Trace
+	digest string // of the new file's sources
+	moved  bool   // the chat is on the new file
+	rerr   error  // the file loads, but moving the chat to it or re-evaluating failed
+}
+
+// startWatch watches the chat's context file and the files it references, in a Cmd;
+// nil when the workbench does not watch or the chat has no file.
+func (m *Model) startWatch() tea.Cmd {
+	f := m.rl.file
+	if !m.opt.Watch || f == nil || f.Path == "" {
+		return nil
+	}
+	paths := f.Sources()
+	if len(paths) == 0 {
+		paths = []string{f.Path}
+	}
+	if slices.Equal(paths, m.rl.watched) && m.rl.stop != nil {
+		return nil
+	}
+	if m.rl.stop != nil {
+		m.rl.stop()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m.rl.watchGen++
+	m.rl.stop, m.rl.watched = cancel, paths
+	gen := m.rl.watchGen
+	return func() tea.Msg {
+		ch, err := ctxapp.Watch(ctx, paths)
+		return watchStartedMsg{gen: gen, ch: ch, paths: paths, err: err}
+	}
+}
+
+// waitWatch waits for the next change of a watch.
+func waitWatch(gen int, ch <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		_, ok := <-ch
+		return watchEventMsg{gen: gen, closed: !ok}
+	}
+}
+
+// reload loads the context file again, off the UI loop: on success the chat moves to
+// it and its turns are re-evaluated under it.
+func (m *Model) reload() tea.Cmd {
+	r, ok := m.chat.(reloader)
+	if !ok || m.rl.file == nil || m.rl.file.Path == "" {
+		m.setErr(fmt.Errorf("reload: this chat has no context file on disk"))
+		return nil
+	}
+	if m.stream != nil {
+		m.setErr(fmt.Errorf("reload: wait for the reply to finish (esc cancels it)"))
+		return nil
+	}
+	m.rl.seq++
+	m.rl.running = true
+	seq, mu, path := m.rl.seq, m.chatMu, m.rl.file.Path
+	return func() tea.Msg {
+		file, err := ctxfile.Load(path)
+		if err != nil {
+			return reloadedMsg{seq: seq, err: err}
+		}
+		ctx := context.Background()
+		msg := reloadedMsg{seq: seq, file: file, digest: ctxapp.Digest(file.Sources())}
+		mu.Lock()
+		msg.rerr = r.Reload(ctx, file)
+		msg.moved = msg.rerr == nil
+		reeval := r.Reevaluation(file)
+		mu.Unlock()
+		// The re-evaluation reads only the database: the chat is free meanwhile (the
+		// draft's preview, a send).
+		if msg.rerr == nil {
+			msg.traces, msg.rerr = reeval(ctx)
+		}
+		return msg
+	}
+}
+
+// reloaded takes a reload's result.
+func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
+	if msg.seq != m.rl.seq {
+		return nil
+	}
+	m.rl.running = false
+	if msg.err != nil {
+		m.rl.errs = diagLines(msg.err)
+		m.rl.errsFile = m.contextName()
+		return nil
+	}
+	m.rl.errs = nil
+	if msg.rerr != nil {
+		m.setErr(fmt.Errorf("reload: %w", msg.rerr))
+	}
+	if !msg.moved {
+		return nil
+	}
+	m.rl.file = msg.file
+	changed := msg.digest != m.rl.digest
+	m.rl.digest = msg.digest
+	if !(m.opt.BuiltIn && msg.file.Path == m.rl.builtInPath) {
+		m.opt.ContextName = filepath.Base(msg.file.Path)
+	}
+	if m.rl.sentDuring != msg.seq {
+		m.setReevaluated(msg.traces, changed)
+	}
+	return tea.Batch(m.load(true), m.startWatch())
+}
+
+// setReevaluated shows the turns re-evaluated under the reloaded file, and sums up what
+// changed.
+func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
+	m.rl.reeval = make(map[string]*engine.Trace, len(traces))
+	if m.rl.changed == nil {
+		m.rl.changed = map[string]bool{}
+	}
+	decisions, turns := 0, 0
+	for i := range traces {
+		t := &traces[i]
+		m.rl.reeval[t.UserMessageID] = t
+		if changed {
+			m.rl.changed[t.UserMessageID] = true
+		}
+		n := len(t.Removed)
+		for _, d := range t.Decisions {
+			if d.Was != nil {
+				n++
+			}
+		}
+		decisions += n
+		if n > 0 {
+			turns++
+		}
+	}
+	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %d turns",
+		inert.Line(m.contextName()), countOf(decisions, "decision"), turns, len(traces))
+	if len(traces) == 0 {
+		m.rl.summary = "reload: " + inert.Line(m.contextName()) + " · the next turn uses it"
+	}
+}
+
+// sentClearsReload goes back to the recorded traces once the user sends.
+func (m *Model) sentClearsReload() {
+	m.rl.reeval, m.rl.summary, m.rl.wouldSend = nil, "", false
+	if m.rl.running {
+		m.rl.sentDuring = m.rl.seq
+	}
+}
+
+// contextName is the context file's name as the header shows it.
+func (m *Model) contextName() string { return m.opt.ContextName }
+
+// diagLines are the lines of a context file's errors (FILE:LINE:COL: message), inert.
+func diagLines(err error) []string {
+	var out []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimRight(l, " "); l != "" {
+			out = append(out, inert.Line(l))
+		}
+	}
+	return out
+}
+
+// reevalView shows a past turn as the reloaded file would have decided it: in Why, and in
+// Request and Prompt when wouldSend is on. Usage stays as recorded.
+func (m *Model) reevalView(v turnView) turnView {
+	if v.Preview || v.Trace == nil || m.rl.reeval == nil {
+		return v
+	}
+	re := m.rl.reeval[v.Trace.UserMessageID]
+	if re == nil {
+		return v
+	}
+	name := inert.Line(m.contextName())
+	switch m.insp.Tab() {
+	case tabWhy:
+		v.Trace = re
+		v.Note = "re-evaluated under " + name + " (replay --context) · was → now"
+	case tabRequest, tabPrompt:
+		if m.rl.wouldSend {
+			v.Trace = re
+			if v.Prev != nil {
+				if p := m.rl.reeval[v.Prev.UserMessageID]; p != nil {
+					v.Prev = p
+				}
+			}
+			v.Note = "WOULD SEND under " + name + " · n: as recorded"
+		} else if m.insp.Tab() == tabRequest {
+			v.Note = "AS RECORDED · n: what " + name + " would send"
+		}
+	}
+	return v
+}
+
+// fileMark is the header's mark when the context file changed since the selected turn
+// was sent (a reload that found it as it was marks nothing).
+func (m *Model) fileMark() string {
+	if len(m.rl.changed) == 0 {
+		return ""
+	}
+	i := m.tr.Current()
+	it := m.tr.Item(i)
+	if it == nil || it.user == nil || !m.rl.changed[it.user.ID] {
+		return ""
+	}
+	return " (changed)"
+}
+
+// reloadOverlay draws the reload errors in width x height.
+func (m *Model) reloadOverlay(width, height int) []string {
+	th := m.th
+	out := []string{
+		" " + th.Render(themes.Error, "the context file has errors") +
+			th.Render(themes.Muted, " · "+inert.Line(m.rl.errsFile)+" stays in force · esc closes"),
+		"",
+	}
+	for _, l := range m.rl.errs {
+		for _, w := range wrapToWidth(l, max(width-4, 8)) {
+			out = append(out, "  "+th.Render(themes.Error, w))
+		}
+	}
+	out = append(out, "", " "+th.Render(themes.Muted, "fix the file and save it (or press ctrl+r) to reload"))
+	return fitBlock(out, width, height)
+}
+
+// countOf is "1 decision", "3 decisions".
+func countOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// digestCmd sums up the sources of the file in force, for the first reload to compare.
+func (m *Model) digestCmd() tea.Cmd {
+	f := m.rl.file
+	if f == nil || f.Path == "" {
+		return nil
+	}
+	paths := f.Sources()
+	return func() tea.Msg { return digestMsg{file: f, digest: ctxapp.Digest(paths)} }
+}
+
+// digestMsg is the digest of a file's sources.
+type digestMsg struct {
+	file   *ctxfile.File
+	digest string
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+
+	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/ctxfile"
+)
+
+// workbenchLibrary is the saved chats of the workbench's chats overlay, exported as
+// `ctxlab export` writes them.
+func workbenchLibrary(ws *ctxapp.Workspace, s ctxapp.Settings, model engine.Replier, file *ctxfile.File) *ctxapp.Library {
+	return &ctxapp.Library{W: ws, Settings: s, Model: model, File: file,
+		Export: func(ctx context.Context, w io.Writer, format, chatID string) error {
+			return exportChat(ctx, ws.Store(), chatID, format, w)
+		}}
+}
+
+// recordedContext returns the context file recorded on the chat the workbench is asked to
+// open (--chat ID, or --continue), "" when there is none, it no longer exists, or the
+// database cannot tell. It opens the database only if it exists.
+func (a *app) recordedContext(ctx context.Context, wf workbenchFlags) string {
+	if wf.chat == "" && !wf.cont {
+		return ""
+	}
+	ws, err := ctxapp.OpenSaved(ctx, ctxapp.Options{DB: a.flags.db, Flags: a.workbenchModelFlags()})
+	if err != nil {
+		return ""
+	}
+	defer ws.Close()
+	id := wf.chat
+	if id == "" {
+		if id, err = ws.LastChat(ctx); err != nil || id == "" {
+			return ""
+		}
+	}
+	path, err := ws.ChatContext(ctx, id)
+	if err != nil || path == "" {
+		return ""
+	}
+	if _, err := os.Stat(path); err != nil {
+		return ""
+	}
+	return path
+}

@@ -8,14 +8,15 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/format"
 )
 
 // workbenchLibrary is the saved chats of the workbench's chats overlay, exported as
 // `ctxlab export` writes them.
 func workbenchLibrary(ws *ctxapp.Workspace, s ctxapp.Settings, model engine.Replier, file *ctxfile.File) *ctxapp.Library {
 	return &ctxapp.Library{W: ws, Settings: s, Model: model, File: file,
-		Export: func(ctx context.Context, w io.Writer, format, chatID string) error {
-			return exportChat(ctx, ws.Store(), chatID, format, w)
+		Export: func(ctx context.Context, w io.Writer, exportFormat, chatID string) error {
+			return format.WriteChat(ctx, w, exportFormat, ws.Store(), chatID)
 		}}
 }
 

@@ -53,6 +53,19 @@ func (tm *tmuxTerm) keys(keys ...string) {
 	tm.run(append([]string{"send-keys", "-t", "w"}, keys...)...)
 }
 
+// waitGone waits until the screen no longer shows text.
+func (tm *tmuxTerm) waitGone(text string) {
+	tm.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if !strings.Contains(tm.screen(), text) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	tm.t.Fatalf("the screen kept showing %q:\n%s", text, tm.screen())
+}
+
 // waitFor waits until the screen shows every text.
 func (tm *tmuxTerm) waitFor(texts ...string) string {
 	tm.t.Helper()
@@ -98,6 +111,7 @@ func TestWorkbenchEndToEnd(t *testing.T) {
 
 	tm.keys("run the report", "Enter")
 	tm.waitFor("The report: 42 users; the export was refused.", "tool export_csv")
+	tm.waitGone("streaming: esc") // the reply shows before its turn is saved
 	tm.keys("what failed", "Enter")
 	tm.waitFor("The export: permission denied.")
 	s := tm.waitFor("FIRED (2)", "✓ export-failed")

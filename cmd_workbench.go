@@ -26,7 +26,7 @@ import (
 // demoFS is the built-in demo: its context file (with the skills it references) and the
 // scripts `ctxlab demo` plays.
 //
-//go:embed testdata/demo/support.ctx.yaml testdata/demo/schema.sql testdata/demo/skills testdata/demo/support.script.yaml testdata/demo/branching.script.yaml
+//go:embed testdata/demo/support.ctx.yaml testdata/demo/schema.sql testdata/demo/skills testdata/demo/support.script.yaml testdata/demo/branching.script.yaml testdata/demo/continue/continue.script.yaml
 var demoFS embed.FS
 
 // demoChat is the chat `ctxlab demo` opens.
@@ -235,9 +235,12 @@ func writeDemo() (string, error) {
 	return dir, nil
 }
 
-// playDemo plays the demo scripts into the engine's (in-memory) database.
+// playDemo plays the demo scripts into the engine's (in-memory) database: the support chat,
+// then its continuation, which checkpoints it and branches it twice (an edit and a
+// regenerate) before going on on main, so the chat the demo opens has versions to step
+// through; and the branching demo, a chat of its own.
 func playDemo(ctx context.Context, e *engine.Engine, dir string) error {
-	for _, name := range []string{"support.script.yaml", "branching.script.yaml"} {
+	for _, name := range []string{"support.script.yaml", filepath.Join("continue", "continue.script.yaml"), "branching.script.yaml"} {
 		sc, err := script.Load(filepath.Join(dir, name))
 		if err != nil {
 			return err

@@ -216,9 +216,20 @@ func (s *e2eSetup) args() []string {
 }
 
 // send types a message into the composer and sends it.
-func send(p *pane, text string) {
+func send(t testing.TB, p *pane, text string) {
+	t.Helper()
+	waitIdle(t, p)
 	p.typeText(text)
 	p.keys("Enter")
+}
+
+// waitIdle waits until no reply streams: the reply's text shows before its turn is saved,
+// and a message sent meanwhile is refused ("a reply is still streaming").
+func waitIdle(t testing.TB, p *pane) {
+	t.Helper()
+	waitUntil(t, p, "no reply streaming", e2eTimeout, func(s string) bool {
+		return !strings.Contains(s, "streaming: esc")
+	})
 }
 
 // What the inspector shows for turn 2: the reminder fired, and the usage aimock reported
@@ -241,10 +252,10 @@ func TestWorkbenchTmuxTwoTurns(t *testing.T) {
 	waitFor(t, p, "ctxlab · new chat", e2eTimeout)
 	t.Logf("first frame %v after the process started", time.Since(start).Round(time.Millisecond))
 
-	send(p, "hello workbench")
+	send(t, p, "hello workbench")
 	waitFor(t, p, "Hello from aimock, turn one.", e2eTimeout)
 
-	send(p, "what is the weather in kelvin?")
+	send(t, p, "what is the weather in kelvin?")
 	screen := waitFor(t, p, "Paris is at 293 kelvin", e2eTimeout)
 	for _, want := range []string{"get_temperature", `{"kelvin": 293}`, "⟪injected: units-note", "1 reminder"} {
 		if !strings.Contains(screen, want) {
@@ -349,7 +360,7 @@ func TestWorkbenchTmuxResize(t *testing.T) {
 	s := setupE2E(t)
 	p := startPane(t, s.tmux, s.bin, 80, 24, s.env, s.args()...)
 	waitFor(t, p, "ctxlab · new chat", e2eTimeout)
-	send(p, "hello workbench")
+	send(t, p, "hello workbench")
 	screen := waitFor(t, p, "Hello from aimock, turn one.", e2eTimeout)
 	if strings.Contains(screen, "│") {
 		t.Errorf("at 80 columns the inspector is shown beside the transcript:\n%s", screen)
@@ -414,9 +425,9 @@ func TestWorkbenchTmuxHostileReply(t *testing.T) {
 	p := startPane(t, s.tmux, s.bin, 160, 45, s.env, s.args()...)
 	waitFor(t, p, "ctxlab · new chat", e2eTimeout)
 	title := strings.TrimSpace(p.run("display", "-p", "-t", "s", "#{pane_title}"))
-	send(p, "hello workbench")
+	send(t, p, "hello workbench")
 	waitFor(t, p, "Hello from aimock, turn one.", e2eTimeout)
-	send(p, "now be hostile")
+	send(t, p, "now be hostile")
 	screen := waitFor(t, p, "after the storm", e2eTimeout)
 
 	if got := strings.TrimSpace(p.run("display", "-p", "-t", "s", "#{pane_title}")); got != title || strings.Contains(got, "PWNED") {

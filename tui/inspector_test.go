@@ -347,7 +347,7 @@ func TestTurnHeader(t *testing.T) {
 		want []string
 	}{
 		{"sent", turnView{Trace: &engine.Trace{Turn: 3, Branch: "main", At: "2026-03-27T14:35:00Z"}},
-			[]string{"turn 3 · main · 2026-03-27T14:35:00Z"}},
+			[]string{"turn 3 · main · 2026-03-27 14:35:00 UTC"}},
 		{"preview", turnView{Trace: &engine.Trace{Turn: 4, Branch: "main"}, Preview: true},
 			[]string{"PREVIEW turn 4 · main · nothing sent"}},
 		{"imported", turnView{Trace: &engine.Trace{Turn: 1, Branch: "main", At: "t", NotRecorded: true}},

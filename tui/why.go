@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/inert"
@@ -78,7 +79,7 @@ func (in *inspector) turnHeader(bb *tabBuilder, t *engine.Trace) {
 		bb.headSegs(tabSeg{themes.Accent, "PREVIEW"}, tabSeg{themes.Muted, " turn " + strconv.Itoa(t.Turn) + " · " + inert.Line(t.Branch) + " · nothing sent"})
 		return
 	}
-	bb.headSegs(tabSeg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, tabSeg{themes.Muted, " · " + inert.Line(t.Branch) + " · " + inert.Line(t.At)})
+	bb.headSegs(tabSeg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, tabSeg{themes.Muted, " · " + inert.Line(t.Branch) + " · " + traceTime(t.At)})
 	if t.NotRecorded {
 		bb.head(themes.Warning, "no record (imported): rebuilt from the messages")
 	}
@@ -252,4 +253,14 @@ func (in *inspector) tree(bb *tabBuilder, r *predicates.Result, indent int) {
 	for i := range r.Children {
 		in.tree(bb, &r.Children[i], indent+2)
 	}
+}
+
+// traceTime shows a trace's time (RFC 3339 in UTC, to the nanosecond) to the second, as the
+// headless commands' human output does: 2026-03-27 14:35:00 UTC.
+func traceTime(at string) string {
+	t, err := time.Parse(time.RFC3339Nano, at)
+	if err != nil {
+		return inert.Line(at)
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
-
 )
 
 func TestChatVersionsAndCheckpoints(t *testing.T) {

@@ -73,6 +73,10 @@ func TestVersions(t *testing.T) {
 			t.Errorf("%s turn %d: got versions %q, want %q", tt.branch, tt.turn, got, tt.want)
 		}
 	}
+	all, err := h.s.AllVersions(h.ctx)
+	if err != nil || len(all) != 1 || len(all[2]) != 3 {
+		t.Errorf("got all versions %v, %v, want turn 2's three", all, err)
+	}
 	if _, _, err := h.s.Versions(h.ctx, 9); err == nil {
 		t.Error("versions of turn 9: got no error")
 	}
@@ -86,5 +90,22 @@ func TestRegenerateTurnErrors(t *testing.T) {
 	}
 	if h.s.Branch() != "main" || h.s.TurnCount() != 2 {
 		t.Errorf("after a failed regenerate: branch %s with %d turns, want main with 2", h.s.Branch(), h.s.TurnCount())
+	}
+}
+
+func TestCheckpointTurn(t *testing.T) {
+	h := newHarness(t, `explain_reminders: false`)
+	h.sendN(3)
+	if err := h.s.CheckpointTurn(h.ctx, 2, "mid"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.CheckpointTurn(h.ctx, 2, "bad\x01name"); err == nil {
+		t.Error("a name with a control character: got no error")
+	}
+	if err := h.s.Restore(h.ctx, "mid"); err != nil {
+		t.Fatal(err)
+	}
+	if h.s.Branch() != "main-v2" || h.s.TurnCount() != 2 {
+		t.Errorf("restored: got branch %s with %d turns, want main-v2 with 2", h.s.Branch(), h.s.TurnCount())
 	}
 }

@@ -40,3 +40,15 @@ func (c *Chat) Checkpoints(ctx context.Context) ([]chat.Checkpoint, error) {
 	}
 	return cps, nil
 }
+
+// AllVersions returns the versions of every turn of the active branch that has more than
+// one, by turn number (engine.Session.AllVersions).
+func (c *Chat) AllVersions(ctx context.Context) (map[int][]engine.Version, error) {
+	return c.sess.AllVersions(ctx)
+}
+
+// CheckpointTurn names turn n's reply: restoring the checkpoint makes a branch that ends
+// with turn n.
+func (c *Chat) CheckpointTurn(ctx context.Context, n int, name string) error {
+	return c.sess.CheckpointTurn(ctx, n, name)
+}

@@ -140,6 +140,8 @@ type Model struct {
 	// The reload of the context file, and the chats overlay.
 	rl    reloadState
 	chats chatsOverlay
+	// br is the state of edit, regenerate, versions, rewind and checkpoints.
+	br branchingState
 
 	// The transcript's rectangle on screen in the last frame (for the mouse).
 	trX, trY, trW, trH int
@@ -383,7 +385,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		}
 	}
 	m.preview, m.previewText = nil, ""
-	return m.startPreview()
+	return tea.Batch(m.startPreview(), m.branchLoaded())
 }
 
 func (m *Model) setErr(err error) {
@@ -518,6 +520,9 @@ func (m *Model) setFocus(a area) {
 
 // act carries out what the inspector asks.
 func (m *Model) act(a inspectorAction) tea.Cmd {
+	if r, ok := a.(restoreAction); ok {
+		return m.restore(r.Name)
+	}
 	sw, ok := a.(switchBranchAction)
 	if !ok || sw.Name == "" {
 		return nil
@@ -719,7 +724,7 @@ func (m *Model) syncInspector() {
 		}
 	}
 	m.insp.SetTurn(m.reevalView(v))
-	m.insp.SetChat(chatView{Branches: m.branches, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
+	m.insp.SetChat(chatView{Branches: m.branches, Checkpoints: m.br.checkpoints, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
 		CostKnown: m.costOK, ContextWindow: m.opt.ContextWindow})
 }
 

@@ -238,7 +238,7 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.failed, m.preview, m.previewText, m.lastErr = nil, nil, "", ""
 	m.rl.reeval, m.rl.summary, m.rl.changed, m.rl.wouldSend, m.rl.errs = nil, "", nil, false, nil
 	m.rl.seq++ // a reload in flight was of the other chat
-	m.rl.running = false
+	m.rl.running, m.rl.digest = false, ""
 	m.rl.file = c.File() // no Cmd has the new chat yet
 	if f := m.rl.file; f != nil && f.Path != "" && !(m.opt.BuiltIn && f.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(f.Path)
@@ -246,7 +246,7 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.tr.SetTraces(m.traces)
 	m.tr.SetMessages(s.Messages(), s.Turns())
 	m.tr.ClearSelection()
-	return tea.Batch(m.load(true), m.startWatch())
+	return tea.Batch(m.load(true), m.startWatch(), m.digestCmd())
 }
 
 // newChat starts a new chat (ctrl+n in the overlay) on the context file in force;
@@ -296,6 +296,9 @@ func (m *Model) chatsKey(k tea.KeyMsg) tea.Cmd {
 			}
 			return func() tea.Msg {
 				path, err := lib.ExportFile(ctx, dir, f, id)
+				if abs, aerr := filepath.Abs(path); err == nil && aerr == nil {
+					path = abs // say where, whatever the current directory
+				}
 				return chatDoneMsg{what: "export", id: path, err: err}
 			}
 		}

@@ -19,7 +19,7 @@ func (m *Model) initExtras() tea.Cmd {
 			m.rl.builtInPath = m.rl.file.Path
 		}
 	}
-	return m.startWatch()
+	return tea.Batch(m.startWatch(), m.digestCmd())
 }
 
 // extraMsg handles the messages of these features; ok is false for another message.
@@ -44,6 +44,11 @@ func (m *Model) extraMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return m.reloaded(msg), true
 	case copiedMsg:
 		m.copied(msg)
+		return nil, true
+	case digestMsg:
+		if msg.file == m.rl.file && m.rl.digest == "" {
+			m.rl.digest = msg.digest
+		}
 		return nil, true
 	}
 	if cmd, ok := m.branchingMsg(msg); ok {

@@ -51,6 +51,9 @@ type reloadState struct {
 	// (nil: none; the recorded traces are shown); summary says what changed.
 	reeval  map[string]*engine.Trace
 	summary string
+	// digest sums up the sources of the file in force (app.Digest): a reload that finds
+	// them unchanged marks no turn.
+	digest string
 	// changed are the turns sent before the last reload (by user message id): the
 	// header marks that the file changed since.
 	changed map[string]bool
@@ -82,8 +85,9 @@ type reloadedMsg struct {
 	file   *ctxfile.File
 	err    error // the file does not load: its errors
 	traces []engine.Trace
-	moved  bool  // the chat is on the new file
-	rerr   error // the file loads, but moving the chat to it or re-evaluating failed
+	digest string // of the new file's sources
+	moved  bool   // the chat is on the new file
+	rerr   error  // the file loads, but moving the chat to it or re-evaluating failed
 }
 
 // startWatch watches the chat's context file and the files it references, in a Cmd;
@@ -142,7 +146,7 @@ func (m *Model) reload() tea.Cmd {
 			return reloadedMsg{seq: seq, err: err}
 		}
 		ctx := context.Background()
-		msg := reloadedMsg{seq: seq, file: file}
+		msg := reloadedMsg{seq: seq, file: file, digest: ctxapp.Digest(file.Sources())}
 		mu.Lock()
 		msg.rerr = r.Reload(ctx, file)
 		msg.moved = msg.rerr == nil
@@ -176,18 +180,20 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 		return nil
 	}
 	m.rl.file = msg.file
+	changed := msg.digest != m.rl.digest
+	m.rl.digest = msg.digest
 	if !(m.opt.BuiltIn && msg.file.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(msg.file.Path)
 	}
 	if m.rl.sentDuring != msg.seq {
-		m.setReevaluated(msg.traces)
+		m.setReevaluated(msg.traces, changed)
 	}
 	return tea.Batch(m.load(true), m.startWatch())
 }
 
 // setReevaluated shows the turns re-evaluated under the reloaded file, and sums up what
 // changed.
-func (m *Model) setReevaluated(traces []engine.Trace) {
+func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
 	m.rl.reeval = make(map[string]*engine.Trace, len(traces))
 	if m.rl.changed == nil {
 		m.rl.changed = map[string]bool{}
@@ -196,7 +202,9 @@ func (m *Model) setReevaluated(traces []engine.Trace) {
 	for i := range traces {
 		t := &traces[i]
 		m.rl.reeval[t.UserMessageID] = t
-		m.rl.changed[t.UserMessageID] = true
+		if changed {
+			m.rl.changed[t.UserMessageID] = true
+		}
 		n := len(t.Removed)
 		for _, d := range t.Decisions {
 			if d.Was != nil {
@@ -269,7 +277,7 @@ func (m *Model) reevalView(v turnView) turnView {
 }
 
 // fileMark is the header's mark when the context file changed since the selected turn
-// was sent.
+// was sent (a reload that found it as it was marks nothing).
 func (m *Model) fileMark() string {
 	if len(m.rl.changed) == 0 {
 		return ""
@@ -305,4 +313,20 @@ func countOf(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// digestCmd sums up the sources of the file in force, for the first reload to compare.
+func (m *Model) digestCmd() tea.Cmd {
+	f := m.rl.file
+	if f == nil || f.Path == "" {
+		return nil
+	}
+	paths := f.Sources()
+	return func() tea.Msg { return digestMsg{file: f, digest: ctxapp.Digest(paths)} }
+}
+
+// digestMsg is the digest of a file's sources.
+type digestMsg struct {
+	file   *ctxfile.File
+	digest string
 }

@@ -210,7 +210,10 @@ func TestReloadWasNow(t *testing.T) {
 				t.Errorf("Request note: got %q, want AS RECORDED", m.insp.turn.Note)
 			}
 			press(m, "n")
-			m.View()
+			goldenAt(t, fmt.Sprintf("reload_would_send_%dx%d", sz.w, sz.h), m.View())
+			if raw, _ := m.insp.turn.Trace.Request.AppendJSON(nil); !strings.Contains(string(raw), "Stay concise.") {
+				t.Errorf("the request the edited file would send lacks the reminder it fires now:\n%s", raw)
+			}
 			if !strings.HasPrefix(m.insp.turn.Note, "WOULD SEND") || m.insp.turn.Trace != m.rl.reeval[m.insp.turn.Trace.UserMessageID] {
 				t.Errorf("after n: note %q, want WOULD SEND with the re-evaluated trace", m.insp.turn.Note)
 			}
@@ -363,5 +366,24 @@ func TestReloadPreview(t *testing.T) {
 	}
 	if m.comp.Value() != "a draft" {
 		t.Errorf("the draft changed: %q", m.comp.Value())
+	}
+}
+
+// TestReloadUnchanged: ctrl+r on a file as it was marks no turn as sent before a change.
+func TestReloadUnchanged(t *testing.T) {
+	copyDemo(t)
+	v := newEnvAt(t, "support.ctx.yaml")
+	v.playAt(t, "support.script.yaml")
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{})
+	_, cmd := m.Update(ctrlR)
+	drive(m, cmd)
+	if m.rl.summary == "" || strings.Contains(m.View(), "(changed)") {
+		t.Errorf("reload of the same file: summary %q, header marks a change:\n%s", m.rl.summary, m.View())
+	}
+	replace(t, "support.ctx.yaml", "support-edited.ctx.yaml")
+	_, cmd = m.Update(ctrlR)
+	drive(m, cmd)
+	if !strings.Contains(m.View(), "(changed)") {
+		t.Errorf("reload of an edited file: no mark in the header")
 	}
 }

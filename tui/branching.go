@@ -76,6 +76,8 @@ type branchOpMsg struct {
 	traces bool
 	// keepSelection keeps the selected turn (stepping through its versions).
 	keepSelection bool
+	// loaded is the branch as read in the same Cmd (nil: load it).
+	loaded *loadedMsg
 }
 
 // versionsMsg is what readVersions read.
@@ -333,14 +335,27 @@ func (m *Model) stepVersion(n, d int) tea.Cmd {
 	}
 	target, mu, c := vs[to], m.chatMu, m.chat
 	m.br.needTraces = true
+	// The switch and the read of the branch in one Cmd, for the next frame: the traces
+	// are read after it (needTraces), and the cost, which a switch does not change (it
+	// covers every branch), is kept.
+	m.loadSeq++
+	seq, cost, costOK := m.loadSeq, m.cost, m.costOK
 	return func() tea.Msg {
 		mu.Lock()
 		defer mu.Unlock()
-		if err := c.Switch(context.Background(), target.Branch); err != nil {
+		ctx := context.Background()
+		if err := c.Switch(ctx, target.Branch); err != nil {
 			return branchOpMsg{err: fmt.Errorf("switch to version %d of turn %d: %w", to+1, n, err)}
 		}
+		s := c.Session()
+		lm := &loadedMsg{seq: seq, chatID: s.Chat().ID, title: s.Chat().Title, branch: s.Branch(), path: s.Messages(),
+			turns: s.Turns(), usage: c.Usage(), cost: cost, costOK: costOK}
+		var err error
+		if lm.branches, err = c.Branches(ctx); err != nil {
+			lm.err = fmt.Errorf("load the chat: %w", err)
+		}
 		return branchOpMsg{notice: fmt.Sprintf("turn %d: version %d/%d, on branch %s", n, to+1, len(vs), inert.Line(target.Branch)),
-			keepSelection: true}
+			keepSelection: true, loaded: lm}
 	}
 }
 
@@ -393,6 +408,9 @@ func (m *Model) branchingMsg(msg tea.Msg) (tea.Cmd, bool) {
 		m.notice = msg.notice
 		if !msg.keepSelection {
 			m.tr.ClearSelection()
+		}
+		if msg.loaded != nil {
+			return m.loaded(*msg.loaded), true
 		}
 		return m.load(msg.traces), true
 	case versionsMsg:

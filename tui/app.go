@@ -68,6 +68,9 @@ type Options struct {
 	Clipboard io.Writer
 	// ExportDir is where the chats overlay writes exports ("": the current directory).
 	ExportDir string
+	// Present is presentation mode (`--present`): the transcript starts empty, space
+	// plays the next turn, backspace steps back (tui/present.go).
+	Present bool
 	// Now is the clock (nil: time.Now); Location the zone of times shown (nil: local).
 	Now      func() time.Time
 	Location *time.Location
@@ -142,6 +145,8 @@ type Model struct {
 	chats chatsOverlay
 	// br is the state of edit, regenerate, versions, rewind and checkpoints.
 	br branchingState
+	// pr is presentation mode's state.
+	pr presentState
 
 	// The transcript's rectangle on screen in the last frame (for the mouse).
 	trX, trY, trW, trH int
@@ -745,6 +750,8 @@ func (m *Model) View() string {
 		body = ov
 	} else if m.help {
 		body = m.renderHelp(w, bodyH)
+	} else if m.opt.Present {
+		body = m.presentBody(w, bodyH)
 	} else {
 		body = m.body(w, bodyH)
 	}

@@ -103,6 +103,9 @@ func (m *Model) branching() brancher {
 // the composer while it is used for a branching action; ok is false for other keys.
 func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	km := m.keys
+	if m.opt.Present {
+		return m.presentKey(k)
+	}
 	if m.focus == areaComposer && m.br.op != opNone {
 		switch {
 		case key.Matches(k, km.Esc) && m.stream == nil:
@@ -413,6 +416,8 @@ func (m *Model) branchingMsg(msg tea.Msg) (tea.Cmd, bool) {
 			return m.loaded(*msg.loaded), true
 		}
 		return m.load(msg.traces), true
+	case presentTickMsg:
+		return m.presentTicked(msg), true
 	case versionsMsg:
 		if msg.seq != m.br.readSeq {
 			return nil, true
@@ -446,6 +451,7 @@ func (m *Model) markVersions() {
 // branchLoaded follows a load: the notice of a branching send once it is saved, the
 // traces of a version switched to, and the versions and checkpoints read again.
 func (m *Model) branchLoaded() tea.Cmd {
+	m.presentLoaded()
 	if d := m.br.done; d != nil && m.stream == nil {
 		if d.notice != "" {
 			m.notice = d.notice

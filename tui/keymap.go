@@ -32,6 +32,9 @@ type keyMap struct {
 	// Branching (tui/branching.go).
 	EditTurn, Regenerate, Correct, PrevVersion, NextVersion, Rewind, Checkpoint key.Binding
 
+	// Presentation mode (--present).
+	PresentNext, PresentBack key.Binding
+
 	// Inspector, after a reload: the Request tab as recorded or as the file would send.
 	WouldSend key.Binding
 
@@ -82,6 +85,9 @@ func newKeyMap() *keyMap {
 		NextVersion: b("→/]", "next version of the turn", "right", "]"),
 		Rewind:      b("w", "rewind: a new branch ending here", "w"),
 		Checkpoint:  b("x", "checkpoint the turn (asks a name)", "x"),
+
+		PresentNext: b("space", "play the next turn", " "),
+		PresentBack: b("backspace", "step back a turn", "backspace"),
 
 		WouldSend: b("n", "Request: as recorded / would send", "n"),
 
@@ -134,6 +140,11 @@ func (k *keyMap) scripted() []key.Binding {
 func (k *keyMap) transcript() []key.Binding {
 	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ToggleTool, k.Spans, k.Copy, k.CopyRequest,
 		k.EditTurn, k.Regenerate, k.Correct, k.PrevVersion, k.NextVersion, k.Rewind, k.Checkpoint}
+}
+
+// present returns presentation mode's bindings.
+func (k *keyMap) present() []key.Binding {
+	return []key.Binding{k.PresentNext, k.PresentBack, k.Help, k.Quit}
 }
 
 // chats returns the chats overlay's bindings.

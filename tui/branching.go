@@ -114,6 +114,10 @@ func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 			return nil, true
 		case key.Matches(k, km.Send):
 			return m.branchSend(), true
+		case !k.Alt && (k.Paste || editingKeys[k.Type]):
+			// Text for the action: no preview of it as a new message, and the
+			// inspector stays on the selected turn.
+			return m.comp.Update(k), true
 		}
 		return nil, false
 	}
@@ -137,6 +141,10 @@ func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	}
 	if m.stream != nil {
 		m.setErr(fmt.Errorf("a reply is still streaming (esc cancels it)"))
+		return nil, true
+	}
+	if m.comp.mode == composeReply && m.br.op == opNone {
+		m.setErr(fmt.Errorf("finish the scripted reply first (enter saves it, esc leaves the message unanswered)"))
 		return nil, true
 	}
 	n := it.num
@@ -172,10 +180,22 @@ func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
+// editingKeys are the keys that edit the composer's text.
+var editingKeys = map[tea.KeyType]bool{tea.KeyRunes: true, tea.KeySpace: true, tea.KeyBackspace: true, tea.KeyDelete: true,
+	tea.KeyLeft: true, tea.KeyRight: true, tea.KeyUp: true, tea.KeyDown: true, tea.KeyHome: true, tea.KeyEnd: true,
+	tea.KeyCtrlA: true, tea.KeyCtrlE: true, tea.KeyCtrlK: true, tea.KeyCtrlU: true, tea.KeyCtrlW: true}
+
 // startOp gives the composer to a branching action: text in it, banner as its title, the
 // draft put aside.
 func (m *Model) startOp(op branchOp, n int, text, banner string) {
-	m.br.op, m.br.turn, m.br.saved = op, n, m.comp.Value()
+	saved := m.comp.Value()
+	if m.br.op != opNone { // another action was under way: its text goes, the draft stays aside
+		saved = m.br.saved
+		if m.comp.mode == composeReply {
+			m.comp.EndReply()
+		}
+	}
+	m.br.op, m.br.turn, m.br.saved = op, n, saved
 	m.comp.ta.Reset()
 	m.comp.SetValue(text)
 	m.comp.banner = banner

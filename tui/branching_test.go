@@ -218,3 +218,72 @@ func TestGoldenVersions(t *testing.T) {
 		})
 	}
 }
+
+func TestBranchingComposerStates(t *testing.T) {
+	m, _ := scriptedChat(t, 2, 120, 40)
+	press(m, "type:my draft")
+	// Typing the edit previews nothing: the inspector stays on the selected turn.
+	selectTurn(m, 1)
+	press(m, "e", "type: more")
+	if m.comp.Value() != "q1 more" || m.preview != nil || m.previewInFlight || !m.tr.Explicit() {
+		t.Errorf("typing an edit: composer %q, preview %v (in flight %v), explicit %v", m.comp.Value(), m.preview != nil,
+			m.previewInFlight, m.tr.Explicit())
+	}
+	// Another action while one is under way replaces it; the draft stays aside.
+	selectTurn(m, 2)
+	press(m, "x")
+	if m.br.op != opCheckpoint || m.br.turn != 2 || m.comp.Value() != "" {
+		t.Errorf("x during an edit: op %v turn %d composer %q", m.br.op, m.br.turn, m.comp.Value())
+	}
+	press(m, "type:bad\x01", "esc")
+	if m.comp.Value() != "my draft" {
+		t.Errorf("after esc: composer %q, want the draft", m.comp.Value())
+	}
+	// The scripted reply step of a plain send is finished first.
+	press(m, "enter")
+	if m.comp.mode != composeReply {
+		t.Fatal("no scripted reply step")
+	}
+	selectTurn(m, 1)
+	press(m, "e")
+	if m.br.op != opNone || !strings.Contains(m.lastErr, "finish the scripted reply first") {
+		t.Errorf("e during the reply step: op %v, error %q", m.br.op, m.lastErr)
+	}
+}
+
+func TestBranchingCheckpointName(t *testing.T) {
+	m, _ := scriptedChat(t, 1, 120, 40)
+	selectTurn(m, 1)
+	press(m, "x", "enter")
+	if m.br.op != opCheckpoint || !strings.Contains(m.lastErr, "empty checkpoint name") {
+		t.Errorf("an empty name: op %v, error %q", m.br.op, m.lastErr)
+	}
+	press(m, "type:before the fix", "enter")
+	if m.br.op != opNone || len(m.br.checkpoints) != 1 || m.br.checkpoints[0].Name != "before the fix" {
+		t.Fatalf("checkpoint: op %v, checkpoints %+v, error %q", m.br.op, m.br.checkpoints, m.lastErr)
+	}
+	m.insp.SetTab(tabBranches)
+	frameHas(t, m, "1 checkpoint", "◆ before the fix")
+}
+
+func TestGoldenEditState(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m, _ := scriptedChat(t, 2, size[0], size[1])
+			selectTurn(m, 1)
+			press(m, "e", "type: (edited)")
+			frameHas(t, m, "editing turn 1")
+			goldenFrame(t, fmt.Sprintf("branching_edit_state_%dx%d", size[0], size[1]), m.View())
+		})
+	}
+}
+
+func TestGoldenCheckpoints(t *testing.T) {
+	m, _ := scriptedChat(t, 2, 120, 40)
+	selectTurn(m, 1)
+	press(m, "x", "type:first turn", "enter", "w")
+	m.setFocus(areaInspector)
+	press(m, "4")
+	frameHas(t, m, "2 branches", "◆ first turn")
+	goldenFrame(t, "branching_checkpoints_120x40", m.View())
+}

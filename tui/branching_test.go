@@ -281,7 +281,9 @@ func TestGoldenEditState(t *testing.T) {
 func TestGoldenCheckpoints(t *testing.T) {
 	m, _ := scriptedChat(t, 2, 120, 40)
 	selectTurn(m, 1)
-	press(m, "x", "type:first turn", "enter", "w")
+	press(m, "x", "type:first turn", "enter")
+	selectTurn(m, 1)
+	press(m, "w")
 	m.setFocus(areaInspector)
 	press(m, "4")
 	frameHas(t, m, "2 branches", "◆ first turn")

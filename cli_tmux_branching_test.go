@@ -72,3 +72,40 @@ func TestWorkbenchTmuxBranching(t *testing.T) {
 		t.Errorf("branches: exit %d, %s %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestWorkbenchTmuxPresent: ctxlab demo --present in tmux starts with an empty
+// transcript; space plays turn 1 (its reply typed out), space again turn 2, and
+// backspace takes it back off the screen.
+func TestWorkbenchTmuxPresent(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "ctxlab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	isolateCtxlabEnv(t)
+	var env []string
+	for _, k := range []string{"CTXLAB_CONFIG", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PATH"} {
+		env = append(env, k+"="+os.Getenv(k))
+	}
+	tm := startTmux(t, fmt.Sprintf("env -i %s TERM=xterm-256color %s demo --present --theme mono; sleep 30", strings.Join(env, " "), bin))
+	s := tm.waitFor("DEMO", "presentation · space play the next turn")
+	if strings.Contains(s, "turn 1") {
+		t.Fatalf("the transcript does not start empty:\n%s", s)
+	}
+	tm.keys("Space")
+	tm.waitFor("turn 1", "Hi! Let me check the customers table.")
+	tm.keys("Space")
+	tm.waitFor("turn 2", "The first query was refused; the second returned 2 rows.")
+	tm.keys("BSpace")
+	deadline := time.Now().Add(10 * time.Second)
+	for strings.Contains(tm.screen(), "turn 2 ·") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if s := tm.screen(); strings.Contains(s, "turn 2 ·") || !strings.Contains(s, "turn 1") {
+		t.Errorf("backspace did not take turn 2 back:\n%s", s)
+	}
+	tm.keys("C-c")
+}

@@ -14,7 +14,8 @@ func TestWorkbenchNeedsTerminal(t *testing.T) {
 	isolateCtxlabEnv(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "x.db")
-	for _, args := range [][]string{{"--db", db}, {"demo"}, {"--db", db, "--context", "testdata/demo/support.ctx.yaml"}} {
+	for _, args := range [][]string{{"--db", db}, {"demo"}, {"demo", "--present"}, {"--db", db, "--present"},
+		{"--db", db, "--context", "testdata/demo/support.ctx.yaml"}} {
 		r := runCtxlab(t, args...)
 		if r.code != 2 {
 			t.Errorf("ctxlab %v: exit %d, want 2", args, r.code)

@@ -38,7 +38,11 @@ type workbenchFlags struct {
 	chat    string
 	cont    bool
 	theme   string
+	present bool
 }
+
+// presentHelp documents --present.
+const presentHelp = "presentation mode: the transcript starts empty, space plays the next turn, backspace steps back"
 
 // notTerminalError is the workbench started without a terminal.
 const notTerminalError = "the workbench needs a terminal on stdin and stdout; without one, use the headless commands: " +
@@ -58,6 +62,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 	f.StringVar(&wf.chat, "chat", "", "open this saved chat on its active branch")
 	f.BoolVarP(&wf.cont, "continue", "c", false, "open the most recently updated chat")
 	f.StringVar(&wf.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
+	f.BoolVar(&wf.present, "present", false, presentHelp)
 
 	var df workbenchFlags
 	demo := &cobra.Command{
@@ -69,6 +74,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 		},
 	}
 	demo.Flags().StringVar(&df.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
+	demo.Flags().BoolVar(&df.present, "present", false, presentHelp)
 	root.AddCommand(demo)
 }
 
@@ -90,6 +96,7 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 		return err
 	}
 	opt.Theme = th
+	opt.Present = wf.present
 	// A long-running program with a long chat open: keep the heap near what is live (the
 	// traces of a 10,000-message chat are about 70 MB) instead of twice it. GOMEMLIMIT
 	// overrides.

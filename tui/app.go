@@ -68,6 +68,9 @@ type Options struct {
 	Clipboard io.Writer
 	// ExportDir is where the chats overlay writes exports ("": the current directory).
 	ExportDir string
+	// Present is presentation mode (`--present`): the transcript starts empty, space
+	// plays the next turn, backspace steps back (tui/present.go).
+	Present bool
 	// Now is the clock (nil: time.Now); Location the zone of times shown (nil: local).
 	Now      func() time.Time
 	Location *time.Location
@@ -140,6 +143,10 @@ type Model struct {
 	// The reload of the context file, and the chats overlay.
 	rl    reloadState
 	chats chatsOverlay
+	// br is the state of edit, regenerate, versions, rewind and checkpoints.
+	br branchingState
+	// pr is presentation mode's state.
+	pr presentState
 
 	// The transcript's rectangle on screen in the last frame (for the mouse).
 	trX, trY, trW, trH int
@@ -383,7 +390,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		}
 	}
 	m.preview, m.previewText = nil, ""
-	return m.startPreview()
+	return tea.Batch(m.startPreview(), m.branchLoaded())
 }
 
 func (m *Model) setErr(err error) {
@@ -518,6 +525,9 @@ func (m *Model) setFocus(a area) {
 
 // act carries out what the inspector asks.
 func (m *Model) act(a inspectorAction) tea.Cmd {
+	if r, ok := a.(restoreAction); ok {
+		return m.restore(r.Name)
+	}
 	sw, ok := a.(switchBranchAction)
 	if !ok || sw.Name == "" {
 		return nil
@@ -719,7 +729,7 @@ func (m *Model) syncInspector() {
 		}
 	}
 	m.insp.SetTurn(m.reevalView(v))
-	m.insp.SetChat(chatView{Branches: m.branches, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
+	m.insp.SetChat(chatView{Branches: m.branches, Checkpoints: m.br.checkpoints, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
 		CostKnown: m.costOK, ContextWindow: m.opt.ContextWindow})
 }
 
@@ -740,6 +750,8 @@ func (m *Model) View() string {
 		body = ov
 	} else if m.help {
 		body = m.renderHelp(w, bodyH)
+	} else if m.opt.Present {
+		body = m.presentBody(w, bodyH)
 	} else {
 		body = m.body(w, bodyH)
 	}

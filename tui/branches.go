@@ -111,7 +111,24 @@ func (in *inspector) renderBranches(bb *tabBuilder) {
 			bb.add(bb.paint(themes.Border, g) + bb.paint(themes.Muted, l.text))
 		}
 	}
+	in.renderCheckpoints(bb, len(c.Branches))
 	bb.item(-1)
+}
+
+// renderCheckpoints lists the chat's checkpoints under the branches, items from first on
+// (enter restores one: a new branch at it).
+func (in *inspector) renderCheckpoints(bb *tabBuilder, first int) {
+	cps := in.chat.Checkpoints
+	if len(cps) == 0 {
+		return
+	}
+	bb.item(-1)
+	bb.blank()
+	bb.segs(0, tabSeg{themes.Text, countNoun(len(cps), "checkpoint")}, tabSeg{themes.Muted, " · enter restores one on a new branch"})
+	for i, cp := range cps {
+		bb.item(first + i)
+		bb.segs(2, tabSeg{themes.Text, "◆ "}, tabSeg{themes.Text, inert.Line(cp.Name)})
+	}
 }
 
 // countNoun writes n and a noun, with an s unless n is 1.

@@ -38,6 +38,9 @@ type composer struct {
 	pending string
 	// saved is the draft put aside while the scripted reply is written.
 	saved string
+	// banner replaces the title while the text is for something else than a new
+	// message (editing a turn, naming a checkpoint).
+	banner string
 	// history is the messages sent, oldest first; back is how far `up` walked back
 	// (0: not walking).
 	history []string
@@ -221,6 +224,9 @@ func (c *composer) Render(width, height int, focused bool) string {
 	if c.mode == composeReply {
 		title = "reply as the model to: " + inert.Line(c.pending)
 	}
+	if c.banner != "" {
+		title = c.banner
+	}
 	mark := "  "
 	role := themes.Muted
 	if focused {
@@ -229,7 +235,7 @@ func (c *composer) Render(width, height int, focused bool) string {
 	head := th.Render(role, truncate(mark+title, width))
 	if c.mode == composeReply {
 		head = th.Render(role, mark) + th.Render(themes.Accent, " SCRIPTED ") + " " +
-			th.Render(role, truncate("reply as the model to: "+inert.Line(c.pending), max(width-13, 1)))
+			th.Render(role, truncate(title, max(width-13, 1)))
 	}
 	if height == 1 {
 		return fitLine(head, width)

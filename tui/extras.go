@@ -51,6 +51,9 @@ func (m *Model) extraMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		return nil, true
 	}
+	if cmd, ok := m.branchingMsg(msg); ok {
+		return cmd, true
+	}
 	return m.chatsMsg(msg)
 }
 
@@ -85,6 +88,9 @@ func (m *Model) extraKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		return m.reload(), true
 	case key.Matches(k, km.Chats):
 		return m.openChats(), true
+	}
+	if cmd, ok := m.branchingKey(k); ok {
+		return cmd, true
 	}
 	switch m.focus {
 	case areaComposer:

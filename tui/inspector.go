@@ -52,6 +52,7 @@ type turnView struct {
 // chatView is what the inspector shows of the chat.
 type chatView struct {
 	Branches      []chat.BranchInfo
+	Checkpoints   []chat.Checkpoint // listed under the branches; enter restores one
 	Active        string
 	Totals        chat.Usage // the chat's usage over all branches
 	CostUSD       float64
@@ -349,6 +350,9 @@ func (in *inspector) activate(b *tabBody, i int) inspectorAction {
 		names := branchOrder(in.chat.Branches)
 		if i >= 0 && i < len(names) {
 			return switchBranchAction{Name: names[i].Name}
+		}
+		if j := i - len(names); j >= 0 && j < len(in.chat.Checkpoints) {
+			return restoreAction{Name: in.chat.Checkpoints[j].Name}
 		}
 	}
 	return nil

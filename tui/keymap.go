@@ -29,6 +29,11 @@ type keyMap struct {
 	Up, Down, Top, Bottom, PageUp, PageDown key.Binding
 	ToggleTool, Spans                       key.Binding
 	Copy, CopyRequest                       key.Binding
+	// Branching (tui/branching.go).
+	EditTurn, Regenerate, Correct, PrevVersion, NextVersion, Rewind, Checkpoint key.Binding
+
+	// Presentation mode (--present).
+	PresentNext, PresentBack key.Binding
 
 	// Inspector, after a reload: the Request tab as recorded or as the file would send.
 	WouldSend key.Binding
@@ -73,6 +78,16 @@ func newKeyMap() *keyMap {
 		Spans:       b("s", "show/hide injected reminders", "s"),
 		Copy:        b("c", "copy the message", "c"),
 		CopyRequest: b("y", "copy the request JSON", "y"),
+		EditTurn:    b("e", "edit the message: a new branch", "e"),
+		Regenerate:  b("r", "regenerate the reply: a new branch", "r"),
+		Correct:     b("R", "correct the reply by hand: a new branch", "R"),
+		PrevVersion: b("←/[", "previous version of the turn", "left", "["),
+		NextVersion: b("→/]", "next version of the turn", "right", "]"),
+		Rewind:      b("w", "rewind: a new branch ending here", "w"),
+		Checkpoint:  b("x", "checkpoint the turn (asks a name)", "x"),
+
+		PresentNext: b("space", "play the next turn", " "),
+		PresentBack: b("backspace", "step back a turn", "backspace"),
 
 		WouldSend: b("n", "Request: as recorded / would send", "n"),
 
@@ -123,7 +138,13 @@ func (k *keyMap) scripted() []key.Binding {
 
 // transcript returns the transcript's bindings.
 func (k *keyMap) transcript() []key.Binding {
-	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ToggleTool, k.Spans, k.Copy, k.CopyRequest}
+	return []key.Binding{k.Up, k.Down, k.Top, k.Bottom, k.PageUp, k.PageDown, k.ToggleTool, k.Spans, k.Copy, k.CopyRequest,
+		k.EditTurn, k.Regenerate, k.Correct, k.PrevVersion, k.NextVersion, k.Rewind, k.Checkpoint}
+}
+
+// present returns presentation mode's bindings.
+func (k *keyMap) present() []key.Binding {
+	return []key.Binding{k.PresentNext, k.PresentBack, k.Help, k.Quit}
 }
 
 // chats returns the chats overlay's bindings.

@@ -79,6 +79,8 @@ func (m *Model) statusLines(w int) []string {
 	switch {
 	case m.help:
 		area, keys = "help", []key.Binding{k.CloseHelp}
+	case m.opt.Present:
+		area, keys = "presentation", k.present()
 	case m.focus == areaComposer && m.comp.mode == composeReply:
 		area, keys = "scripted reply", k.scripted()
 	case m.focus == areaComposer:
@@ -88,7 +90,7 @@ func (m *Model) statusLines(w int) []string {
 	default:
 		area, keys = "inspector", m.insp.Keys()
 	}
-	if !m.help {
+	if !m.help && !m.opt.Present {
 		keys = append(keys, k.NextFocus, k.Help)
 		if m.width < 100 { // the inspector is hidden: say how to see it, first
 			keys = append([]key.Binding{k.Inspector}, keys...)

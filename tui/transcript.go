@@ -63,6 +63,8 @@ type transcript struct {
 	md    *markdown
 	loc   *time.Location
 	items []*turnItem
+	// versions marks the turns that have other versions ("‹2/3›"), by user message id.
+	versions map[string]string
 	// traces are the recorded traces of the turns, by user message id.
 	traces map[string]*engine.Trace
 	// gen is bumped when every cached render goes stale (theme).
@@ -426,6 +428,9 @@ func (t *transcript) header(it *turnItem) string {
 	}
 	if !at.IsZero() {
 		parts = append(parts, th.Render(themes.Muted, at.In(t.loc).Format("2006-01-02 15:04")))
+	}
+	if it.user != nil && t.versions[it.user.ID] != "" { // ‹2/3›: the turn has other versions
+		parts = append(parts, th.Render(themes.Accent, t.versions[it.user.ID]))
 	}
 	var tr *engine.Trace
 	if it.user != nil {

@@ -176,6 +176,11 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		return opt, cleanup, err
 	}
 	id := wf.chat
+	if id != "" && !demo { // an id, a unique prefix of one, or last
+		if id, err = ws.ResolveChat(ctx, id); err != nil {
+			return opt, cleanup, err
+		}
+	}
 	if wf.cont && id == "" {
 		if id, err = ws.LastChat(ctx); err != nil {
 			return opt, cleanup, err

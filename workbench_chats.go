@@ -33,10 +33,12 @@ func (a *app) recordedContext(ctx context.Context, wf workbenchFlags) string {
 	}
 	defer ws.Close()
 	id := wf.chat
-	if id == "" {
-		if id, err = ws.LastChat(ctx); err != nil || id == "" {
-			return ""
+	if id != "" {
+		if id, err = ws.ResolveChat(ctx, id); err != nil {
+			return "" // the workbench says why when it opens the chat
 		}
+	} else if id, err = ws.LastChat(ctx); err != nil || id == "" {
+		return ""
 	}
 	path, err := ws.ChatContext(ctx, id)
 	if err != nil || path == "" {

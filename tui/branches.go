@@ -89,7 +89,7 @@ func (in *inspector) renderBranches(bb *tabBuilder) {
 		bb.head(themes.Muted, "no branches yet: the chat is saved with its first turn")
 		return
 	}
-	bb.headSegs(tabSeg{themes.Text, strconv.Itoa(len(c.Branches)) + " branches"},
+	bb.headSegs(tabSeg{themes.Text, countNounES(len(c.Branches), "branch")},
 		tabSeg{themes.Muted, " · active " + inert.Line(c.Active)})
 	for i, b := range branchOrder(c.Branches) {
 		bb.item(i)
@@ -147,4 +147,12 @@ func hasUnplacedChildren(kids []chat.BranchInfo, seen map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// countNounES is countNoun for a noun whose plural takes -es (branch, branches).
+func countNounES(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "es"
 }

@@ -42,3 +42,11 @@ func TestBranchOrder(t *testing.T) {
 		})
 	}
 }
+
+func TestCountNounES(t *testing.T) {
+	for n, want := range map[int]string{0: "0 branches", 1: "1 branch", 3: "3 branches"} {
+		if got := countNounES(n, "branch"); got != want {
+			t.Errorf("countNounES(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

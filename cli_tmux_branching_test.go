@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,14 +14,7 @@ import (
 // Branches tab say so, the turn shows ‹2/2›), then `left` steps back to the first
 // version; what the workbench showed last is what replay --json says.
 func TestWorkbenchTmuxBranching(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxlab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
+	bin, dir := tmuxBinary(t)
 	isolateCtxlabEnv(t)
 	db := filepath.Join(dir, "branching.db")
 	var env []string
@@ -77,14 +69,7 @@ func TestWorkbenchTmuxBranching(t *testing.T) {
 // transcript; space plays turn 1 (its reply typed out), space again turn 2, and
 // backspace takes it back off the screen.
 func TestWorkbenchTmuxPresent(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxlab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
+	bin, _ := tmuxBinary(t)
 	isolateCtxlabEnv(t)
 	var env []string
 	for _, k := range []string{"CTXLAB_CONFIG", "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "PATH"} {

@@ -15,14 +15,7 @@ import (
 // by itself, and the Why tab of a past turn shows the decision that changed, was → now;
 // ctrl+o lists the chat; quitting leaves the chat on the edited file.
 func TestWorkbenchReloadEndToEnd(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed")
-	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxlab")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
+	bin, dir := tmuxBinary(t)
 	isolateCtxlabEnv(t)
 	demo := filepath.Join(dir, "demo")
 	if err := os.CopyFS(demo, os.DirFS("testdata/demo")); err != nil {

@@ -26,12 +26,7 @@ type tmuxTerm struct {
 
 func startTmux(t *testing.T, command string) *tmuxTerm {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CTXLAB_AIMOCK_REQUIRED") == "1" {
-			t.Fatal("tmux is required (apt-get install tmux)")
-		}
-		t.Skip("tmux is not installed")
-	}
+	requireTmux(t)
 	tm := &tmuxTerm{t: t, socket: fmt.Sprintf("ctxlab-test-%d", time.Now().UnixNano()), start: time.Now()}
 	tm.run("new-session", "-d", "-s", "w", "-x", "160", "-y", "45", command)
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.socket, "kill-server").Run() })
@@ -91,12 +86,7 @@ func (tm *tmuxTerm) waitFor(texts ...string) string {
 // failed tool fired in Why and the reported usage in Usage, quits, and finds both turns
 // in the database.
 func TestWorkbenchEndToEnd(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "ctxlab")
-	// Built before liveEnv moves HOME, so the build cache is the usual one.
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v: %s", err, out)
-	}
+	bin, dir := tmuxBinary(t) // before liveEnv moves HOME, so the build cache is the usual one
 	liveEnv(t)
 	srv := aimocktest.Start(t, aimocktest.Options{Fixtures: "testdata/aimock/live.json"})
 	db := filepath.Join(dir, "e2e.db")
@@ -151,4 +141,28 @@ func chatIDIn(t *testing.T, db string) string {
 		t.Fatalf("chats printed %q", r.stdout)
 	}
 	return strings.Fields(lines[len(lines)-1])[0]
+}
+
+// requireTmux skips a test without tmux, or fails it under CTXLAB_TMUX_REQUIRED=1 (CI).
+func requireTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CTXLAB_TMUX_REQUIRED") == "1" {
+			t.Fatal("tmux is required (apt-get install tmux)")
+		}
+		t.Skip("tmux is not installed")
+	}
+}
+
+// tmuxBinary builds the binary a tmux test runs, into a temporary folder it returns too;
+// without tmux the test is skipped (see requireTmux).
+func tmuxBinary(t *testing.T) (bin, dir string) {
+	t.Helper()
+	requireTmux(t)
+	dir = t.TempDir()
+	bin = filepath.Join(dir, "ctxlab")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v: %s", err, out)
+	}
+	return bin, dir
 }

@@ -69,28 +69,10 @@ type env struct {
 	clock *testClock
 }
 
+// newEnv is a workspace in memory with an engine on the demo context file.
 func newEnv(tb testing.TB) *env {
 	tb.Helper()
-	clock := newClock()
-	ctx := context.Background()
-	ws, err := ctxapp.Open(ctx, ctxapp.Options{DB: ":memory:", Now: clock.Now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { ws.Close() })
-	file, err := ctxfile.Load("../testdata/demo/support.ctx.yaml")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	s, err := ws.Settings(file, true)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	e, err := ws.Engine(file, s)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return &env{ws: ws, file: file, s: s, e: e, clock: clock}
+	return newEnvAt(tb, "../testdata/demo/support.ctx.yaml")
 }
 
 // playScript plays a script of testdata/demo into the workspace.

@@ -15,10 +15,13 @@ type Model interface {
 }
 
 // Live asks a model for the reply. Tool calls are answered with the context file's
-// canned results (or errors) and sent back, until the model answers with text or the
-// engine's MaxToolSteps requests are spent (finish reason "tool_loop_limit"). It reports
-// each request (EventRequest), its streamed pieces (EventText, EventToolCall), its usage
-// (EventUsage) and each tool call answered (EventToolAnswered).
+// canned results (or errors) and sent back, until the model answers with text, or the
+// engine's MaxToolSteps requests are spent, or another round could take the reply past
+// chat.MaxParts (finish reason "tool_loop_limit"). A model's answer with more than
+// chat.MaxToolCalls calls fails the turn: the calls that fit are kept, unanswered, in a
+// reply marked interrupted. It reports each request (EventRequest), its streamed pieces
+// (EventText, EventToolCall), its usage (EventUsage) and each tool call answered
+// (EventToolAnswered).
 type Live struct {
 	Model Model
 }
@@ -41,6 +44,12 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 			}
 			emit(EventText{Step: step, Text: d.Text})
 		})
+		if rep != nil && len(rep.ToolCalls) > chat.MaxToolCalls && err == nil {
+			// A model (an embedder's: llm.Client stops reading at the limit) that sent
+			// more calls than a reply holds: keep the calls that fit, as a reply cut there.
+			rep.ToolCalls = rep.ToolCalls[:chat.MaxToolCalls]
+			err = errTooManyToolCalls
+		}
 		if rep != nil {
 			if step == 1 {
 				out.TTFT = rep.TTFT
@@ -79,7 +88,8 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 			emit(EventToolAnswered{Step: step, Part: part})
 			out.Parts = append(out.Parts, part)
 		}
-		if step >= t.MaxToolSteps {
+		if step >= t.MaxToolSteps || len(out.Parts)+chat.MaxToolCalls+1 > chat.MaxParts {
+			// The next round could take the message past the parts a store accepts.
 			out.FinishReason = FinishToolLoopLimit
 			break
 		}
@@ -89,6 +99,9 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 	out.Reported = usage.total()
 	return out, nil
 }
+
+// errTooManyToolCalls fails a reply with more than chat.MaxToolCalls tool calls.
+var errTooManyToolCalls = fmt.Errorf("a reply holds at most %d tool calls", chat.MaxToolCalls)
 
 // reportedUsage adds up the usage the requests of a turn reported.
 type reportedUsage struct {

@@ -86,8 +86,13 @@ type ScriptedTool struct {
 
 // Reply returns the scripted reply. It reports it as one step, in the order of its parts:
 // EventToolAnswered for each tool call, EventText with the whole text (none when empty),
-// then EventUsage when Usage is set. Nothing is sent, so there is no EventRequest.
+// then EventUsage when Usage is set. Nothing is sent, so there is no EventRequest. A reply
+// of more than chat.MaxToolCalls tool calls is refused (chat.ErrInvalid), nothing saved.
 func (r *Scripted) Reply(_ context.Context, t *TurnRequest, emit func(Event)) (*Outcome, error) {
+	if len(r.Tools) > chat.MaxToolCalls {
+		return nil, fmt.Errorf("scripted reply of %d tool calls: %w: a reply holds at most %d tool calls",
+			len(r.Tools), chat.ErrInvalid, chat.MaxToolCalls)
+	}
 	out := &Outcome{Reported: r.Usage, FinishReason: r.FinishReason, At: t.Plan.At, Scripted: true}
 	if out.FinishReason == "" {
 		out.FinishReason = "stop"

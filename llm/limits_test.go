@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
 func TestLineLimiter(t *testing.T) {
@@ -174,5 +177,66 @@ func TestModelsTooLarge(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
 		t.Errorf("allocated %d MB for a 200 MB answer, want under 64 MB", alloc>>20)
+	}
+}
+
+// toolCallChunk is a chunk opening tool call i, with its arguments whole.
+func toolCallChunk(i int) string {
+	return fmt.Sprintf(`data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,"id":"call_%d","type":"function","function":{"name":"run_sql","arguments":"{}"}}]},"finish_reason":null}]}`+"\n\n", i, i)
+}
+
+// TestStreamTooManyToolCalls is the probe of issue 12 item 5: a model streaming 2,000
+// tool calls in one reply. The stream is read up to the call past chat.MaxToolCalls and
+// fails there, naming the server and the limit, with the calls that fit kept in the
+// interrupted reply; a reply at the limit is whole.
+func TestStreamTooManyToolCalls(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		calls     int
+		wantCalls int
+		wantErr   bool
+	}{
+		{"at the limit", chat.MaxToolCalls, chat.MaxToolCalls, false},
+		{"one past the limit", chat.MaxToolCalls + 1, chat.MaxToolCalls, true},
+		{"2,000 calls", 2000, chat.MaxToolCalls, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				sse(w)
+				send(w, roleChunk, textChunk("Running them."))
+				for i := range tc.calls {
+					if _, err := io.WriteString(w, toolCallChunk(i)); err != nil {
+						return
+					}
+				}
+				send(w, finishChunk("tool_calls"), done)
+			})
+			c, _ := newTestClient(srv.URL, nil)
+			var deltas []Delta
+			r, err := c.Stream(context.Background(), hello(), collect(&deltas))
+			if len(r.ToolCalls) != tc.wantCalls || r.Text != "Running them." {
+				t.Fatalf("got %d calls, text %q; want %d and the text", len(r.ToolCalls), r.Text, tc.wantCalls)
+			}
+			if last := r.ToolCalls[len(r.ToolCalls)-1]; last.ID != fmt.Sprintf("call_%d", tc.wantCalls-1) || last.Function.Arguments != "{}" {
+				t.Errorf("last call %+v, want call_%d with its arguments", last, tc.wantCalls-1)
+			}
+			if got := len(deltas); got != tc.wantCalls+1 {
+				t.Errorf("got %d deltas, want %d (the text and the calls kept)", got, tc.wantCalls+1)
+			}
+			if !tc.wantErr {
+				if err != nil || r.Interrupted || r.FinishReason != "tool_calls" {
+					t.Fatalf("got %v, interrupted %v, finish %q; want a whole reply", err, r.Interrupted, r.FinishReason)
+				}
+				return
+			}
+			e := asError(t, err)
+			want := "malformed stream from " + srv.URL + "/v1: a reply holds at most 256 tool calls"
+			if e.Kind != KindMalformed || err.Error() != want || !errors.Is(err, ErrTooManyToolCalls) {
+				t.Fatalf("got %v (kind %d), want %q", err, e.Kind, want)
+			}
+			if !r.Interrupted || r.Attempts != 1 {
+				t.Errorf("got interrupted %v attempts %d, want true 1", r.Interrupted, r.Attempts)
+			}
+		})
 	}
 }

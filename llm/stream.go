@@ -137,6 +137,9 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 		if delivered && first {
 			r.TTFT = c.now().Sub(start)
 		}
+		if acc.tooMany {
+			return true, c.redact.fix(&Error{Server: c.server, Kind: KindMalformed, Err: ErrTooManyToolCalls})
+		}
 		if active && !w.streaming {
 			w.firstToken()
 		}
@@ -201,6 +204,11 @@ func (c *Client) streamError(err error, actx context.Context) *Error {
 	}
 	return c.redact.fix(e)
 }
+
+// ErrTooManyToolCalls is the error (inside a KindMalformed *Error) for a reply that opens
+// more than chat.MaxToolCalls tool calls: the stream is read no further, and the calls
+// that fit are kept in the interrupted reply.
+var ErrTooManyToolCalls = fmt.Errorf("a reply holds at most %d tool calls", chat.MaxToolCalls)
 
 var errEnded = fmt.Errorf("stream ended without finish_reason or [DONE]: %w", io.ErrUnexpectedEOF)
 
@@ -269,6 +277,9 @@ type accumulator struct {
 	finish    string
 	usage     *chat.Usage
 	delivered bool
+	// tooMany says the reply opened more than chat.MaxToolCalls calls: the pieces of
+	// the calls past the limit are dropped, and the stream is read no further.
+	tooMany bool
 }
 
 type toolCall struct {
@@ -313,6 +324,9 @@ func (a *accumulator) add(ch *openai.ChatCompletionStreamResponse) (delivered, a
 			}
 		}
 		for j := range c.Delta.ToolCalls {
+			if a.tooMany {
+				break
+			}
 			if a.addToolCall(&c.Delta.ToolCalls[j]) {
 				got = true
 			}
@@ -330,6 +344,10 @@ func (a *accumulator) add(ch *openai.ChatCompletionStreamResponse) (delivered, a
 // addToolCall merges a tool-call piece into the call it extends (see callFor).
 func (a *accumulator) addToolCall(tc *openai.ToolCall) bool {
 	t := a.callFor(tc)
+	if t == nil {
+		a.tooMany = true
+		return false
+	}
 	d := Delta{ToolCallIndex: t.index, Arguments: tc.Function.Arguments}
 	if tc.ID != "" && t.call.ID == "" {
 		t.call.ID = tc.ID
@@ -353,7 +371,7 @@ func (a *accumulator) addToolCall(tc *openai.ToolCall) bool {
 // (or, for a piece without an index, as some servers send, the last call). A piece that
 // carries an id other than that call's opens a new call: Ollama numbers every parallel
 // call 0 (ollama/ollama#15457). A new call takes the server's index as its place in the
-// reply, or the next free one.
+// reply, or the next free one. It returns nil for a new call past chat.MaxToolCalls.
 func (a *accumulator) callFor(tc *openai.ToolCall) *toolCall {
 	key := -1
 	if tc.Index != nil {
@@ -377,6 +395,9 @@ func (a *accumulator) callFor(tc *openai.ToolCall) *toolCall {
 	}
 	if index < 0 {
 		index = next
+	}
+	if len(a.calls) >= chat.MaxToolCalls {
+		return nil
 	}
 	t := &toolCall{index: index, key: key}
 	a.calls = append(a.calls, t)

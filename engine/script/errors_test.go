@@ -539,6 +539,14 @@ turns:
 `,
 		want: []string{`s.yaml:3:16: a scripted reply needs text or tools`},
 	},
+	{
+		// Issue 12 item 5: a reply of 2,000 tool calls failed at the save ("more than 10000
+		// parts"); it is refused at the first call past the limit, before anything runs.
+		name: "too many tool calls",
+		yaml: "turns:\n  - user: hi\n    assistant:\n      tools:\n" +
+			strings.Repeat("        - {name: run_sql, output: ok}\n", 2000),
+		want: []string{`s.yaml:261:11: too many tool calls: a reply holds at most 256 tool calls`},
+	},
 }
 
 func TestParseErrors(t *testing.T) {

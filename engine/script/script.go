@@ -417,6 +417,10 @@ func (p *parser) reply(asst, usage *yaml.Node) *Reply {
 	v := fs.Get("tools")
 	if v != nil {
 		items, _ := p.r.Sequence(v, "assistant tools")
+		if len(items) > chat.MaxToolCalls {
+			p.r.Errorf(items[chat.MaxToolCalls], "too many tool calls: a reply holds at most %d tool calls", chat.MaxToolCalls)
+			items = items[:chat.MaxToolCalls]
+		}
 		for _, it := range items {
 			r.Tools = append(r.Tools, p.tool(it))
 			r.ToolsAt = append(r.ToolsAt, Position{it.Line, it.Column})

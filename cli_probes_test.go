@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,4 +51,56 @@ func TestProbeTooManyToolCalls(t *testing.T) {
 		t.Errorf("saved turns %+v, want one recording the error", a.Turns)
 	}
 	noKey(t, db, r)
+}
+
+// TestProbeImportShapes is item 7: import accepted chats ctxlab could not have made. A
+// reminder span laid over the user's own words (the markdown export then showed the
+// question as a reminder and the reminder as the user's text), and an OpenAI array that
+// starts with a reply (imported, then left out of every turn by replay while export
+// --format openai kept it), are refused: exit 2 at the value at fault, no database made.
+func TestProbeImportShapes(t *testing.T) {
+	good := expReadFile(t, impGood)
+	const rem = "<system-reminder>Be brief.</system-reminder>"
+	over := strings.Replace(good, `"parts": [{"type": "text", "text": "héllo wörld"}],`,
+		`"parts": [{"type": "text", "text": "héllo wörld`+rem+`"}], "reminders": [{"id": "brief", "part_index": 0, "start": 0, "end": 13, "mode": "inline"}],`, 1)
+	if over == good {
+		t.Fatal("the good export changed: the span was not added")
+	}
+	baked := strings.Replace(over, `"start": 0, "end": 13`, fmt.Sprintf(`"start": 13, "end": %d`, 13+len(rem)), 1)
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, want string // want "" for accepted
+	}{
+		{"a span over the user's words", over,
+			`FILE:6:186: message "u1": reminder "brief": span [0,13) of part 0 is not a <system-reminder>…</system-reminder> block (a span covers exactly the text a reminder injected)`},
+		{"the span as the engine bakes it", baked, ""},
+		{"an OpenAI array that starts with a reply", `[{"role": "assistant", "content": "Welcome!"}, {"role": "user", "content": "hi"}]`,
+			`FILE:1:11: messages[0]: the array starts with an assistant message: a chat starts with a user message`},
+		{"two replies in a row", `[{"role": "user", "content": "hi"},
+ {"role": "assistant", "content": "Hello."},
+ {"role": "assistant", "content": "Anything else?"}]`,
+			`FILE:3:11: messages[2]: assistant message after an assistant message: a reply answers a user message (join the two, or put the user message between them)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			liveEnv(t)
+			file := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".json")
+			if err := os.WriteFile(file, []byte(tc.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			db := filepath.Join(t.TempDir(), "ctxlab.db")
+			r := ctxlabLive(context.Background(), "import", file, "--db", db)
+			if tc.want == "" {
+				if r.code != exitOK {
+					t.Fatalf("exit %d, stderr %q; want the chat imported", r.code, r.stderr)
+				}
+				return
+			}
+			if want := strings.ReplaceAll(tc.want, "FILE", file) + "\n"; r.code != exitInvalid || r.stderr != want {
+				t.Fatalf("exit %d, stderr\n%s\nwant exit 2 and\n%s", r.code, r.stderr, want)
+			}
+			if _, err := os.Stat(db); !os.IsNotExist(err) {
+				t.Errorf("the database was made (%v), want nothing written", err)
+			}
+		})
+	}
 }

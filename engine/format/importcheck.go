@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -311,6 +312,85 @@ func checkImportedMessage(m *chat.Message) error {
 	case len(m.Parts) == 0:
 		return invalidAt(jsonpos.Path{"parts"}, "message %q: no parts", m.ID)
 	}
+	return checkReminderSpans(m)
+}
+
+// checkReminderSpans checks that the reminder spans of a message (chat.CheckMessage has
+// checked that each lies within its part) cover text that was injected, as the engine
+// bakes reminders (engine.bake) or an OpenAI import finds them (findReminders):
+//
+//   - only a user message has spans, each on a text part, inline or part;
+//   - a span covers exactly one <system-reminder>…</system-reminder> block: it starts
+//     with the opening tag and ends with the closing one;
+//   - the spans of a part come in order and do not overlap; a part span starts its part;
+//   - a span with a reminder id (baked by the engine) is followed in its part by nothing
+//     but further spans: the engine appends reminders after the user's words, never
+//     inside them. (An OpenAI import records the blocks it finds where they are, without
+//     an id.)
+//
+// A span laid over the user's own words would show them as a reminder, and the
+// reminder as the user's. Its errors are *chat.FieldErrors naming the field at fault.
+func checkReminderSpans(m *chat.Message) error {
+	if len(m.Reminders) > 0 && m.Role != chat.RoleUser {
+		return invalidAt(jsonpos.Path{"reminders", 0}, "message %q: reminders are baked into user messages only, not %s messages", m.ID, m.Role)
+	}
+	for i, sp := range m.Reminders {
+		field := func(key string) jsonpos.Path { return jsonpos.Path{"reminders", i, key} }
+		part := &m.Parts[sp.Part]
+		text := part.Text
+		switch {
+		case part.Type != chat.PartText:
+			return invalidAt(field("part_index"), "message %q: reminder %q: part %d is a %s part, not text", m.ID, sp.ID, sp.Part, part.Type)
+		case sp.Mode != chat.SpanInline && sp.Mode != chat.SpanPart:
+			return invalidAt(field("mode"), "message %q: reminder %q: mode %q, want %q or %q", m.ID, sp.ID, sp.Mode, chat.SpanInline, chat.SpanPart)
+		case !isReminderBlock(text[sp.Start:sp.End]):
+			return invalidAt(field("start"), "message %q: reminder %q: span [%d,%d) of part %d is not a %s…%s block "+
+				"(a span covers exactly the text a reminder injected)", m.ID, sp.ID, sp.Start, sp.End, sp.Part, openTag, closeTag)
+		case sp.Mode == chat.SpanPart && sp.Start != 0:
+			return invalidAt(field("start"), "message %q: reminder %q: a part reminder starts its part, not at byte %d", m.ID, sp.ID, sp.Start)
+		}
+		if i > 0 {
+			prev := m.Reminders[i-1]
+			if sp.Part < prev.Part || (sp.Part == prev.Part && sp.Start < prev.End) {
+				return invalidAt(field("start"), "message %q: reminder %q: span [%d,%d) of part %d overlaps or comes before the span before it ([%d,%d) of part %d)",
+					m.ID, sp.ID, sp.Start, sp.End, sp.Part, prev.Start, prev.End, prev.Part)
+			}
+		}
+		if sp.ID == "" || sp.End == len(text) {
+			continue
+		}
+		if i+1 < len(m.Reminders) {
+			if next := m.Reminders[i+1]; next.Part == sp.Part && next.Start == sp.End {
+				continue
+			}
+		}
+		return invalidAt(field("end"), "message %q: reminder %q: the span [%d,%d) of part %d is followed by text that is not a reminder "+
+			"(the engine appends reminders after the user's words)", m.ID, sp.ID, sp.Start, sp.End, sp.Part)
+	}
+	return nil
+}
+
+// isReminderBlock reports whether s is one <system-reminder>…</system-reminder> block.
+func isReminderBlock(s string) bool {
+	return len(s) >= len(openTag)+len(closeTag) && strings.HasPrefix(s, openTag) && strings.HasSuffix(s, closeTag)
+}
+
+// checkMessageGraph checks that the messages form a graph ctxlab could have made, which
+// a replay walks turn by turn: a chat starts with a user message, and an assistant
+// message answers a user message (the tool rounds of a reply are parts of one message). A
+// chat that starts with a reply, or a reply to a reply, would be stored and then left out
+// of every turn. The parents are known to exist.
+func checkMessageGraph(msgs []chat.Message, index map[string]int) error {
+	for i := range msgs {
+		m := &msgs[i]
+		switch {
+		case m.ParentID == "" && m.Role != chat.RoleUser:
+			return exportErr(jsonpos.Path{"messages", i, "role"}, "message %q: a chat starts with a user message, not an %s message", m.ID, m.Role)
+		case m.ParentID != "" && m.Role == chat.RoleAssistant && msgs[index[m.ParentID]].Role != chat.RoleUser:
+			return exportErr(jsonpos.Path{"messages", i, "parent_id"}, "message %q: an assistant message answers a user message; its parent %q is an %s message",
+				m.ID, m.ParentID, msgs[index[m.ParentID]].Role)
+		}
+	}
 	return nil
 }
 
@@ -377,6 +457,9 @@ func (p *importPlan) planMessages(msgs []chat.Message) error {
 			p.turnsOf[m.ID] = n
 			p.order = append(p.order, chain[k])
 		}
+	}
+	if err := checkMessageGraph(msgs, p.index); err != nil {
+		return err
 	}
 	p.inOrder = true
 	for i, j := range p.order {

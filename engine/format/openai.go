@@ -119,7 +119,9 @@ type Imported struct {
 //
 // Tool call arguments must be JSON; they are kept compacted, as a store keeps them. Every
 // problem is an *OpenAIError naming the message: an unknown role, content that is not text, a
-// tool message that answers no call, a call that no tool message answers.
+// tool message that answers no call, a call that no tool message answers, an assistant
+// message first (after the system message) or right after another reply (not after its
+// tool messages): ctxlab's chats start with a user message, and a reply answers one.
 func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Imported, error) {
 	var im Imported
 	im.Messages = make([]chat.Message, 0, len(msgs))
@@ -130,6 +132,7 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 		answered   map[string]bool // call ids of the round already answered
 		order      []string        // open call ids, in call order
 		afterTools bool            // the last message answered the round's last call
+		shape      *OpenAIError    // the first reply that answers no user message
 	)
 	add := func(m chat.Message) int {
 		m.ID = newID()
@@ -207,6 +210,16 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 			}
 			merge := afterTools && cur >= 0 && (len(calls) > 0 || text != "")
 			if !merge {
+				// A chat starts with a user message, and a reply answers one: an array that
+				// starts with a reply, or has two in a row, is not a chat ctxlab could
+				// replay turn by turn.
+				// Reported once every message is checked, as the shape of the whole.
+				if n := len(im.Messages); shape == nil && n == 0 {
+					shape = errAt(i, jsonpos.Path{"role"}, "the array starts with an assistant message: a chat starts with a user message")
+				} else if shape == nil && im.Messages[n-1].Role == chat.RoleAssistant {
+					shape = errAt(i, jsonpos.Path{"role"}, "assistant message after an assistant message: a reply answers a user message "+
+						"(join the two, or put the user message between them)")
+				}
 				var parts []chat.Part
 				if text != "" || len(calls) == 0 {
 					parts = append(parts, chat.TextPart(text))
@@ -263,6 +276,9 @@ func FromOpenAI(msgs []chat.WireMessage, newID func() string, now time.Time) (Im
 	}
 	if err := unanswered(); err != nil {
 		return im, err
+	}
+	if shape != nil {
+		return im, shape
 	}
 	return im, nil
 }

@@ -104,3 +104,40 @@ func TestProbeImportShapes(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeInvalidBaseURL is item 8: a base URL with port 99999 failed at connect time
+// (exit 1, as if the server were down). It is invalid input, naming where it was set,
+// found before any connection.
+func TestProbeInvalidBaseURL(t *testing.T) {
+	const bad = "http://127.0.0.1:99999/v1"
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  p:\n    base_url: "+bad+"\n    model: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"flag", []string{"models", "--base-url", bad}, nil,
+			`ctxlab: flag --base-url: "` + bad + `": port 99999 is out of range (1 to 65535)` + "\n"},
+		{"environment", []string{"models"}, map[string]string{"OPENAI_BASE_URL": bad},
+			`ctxlab: env OPENAI_BASE_URL: "` + bad + `": port 99999 is out of range (1 to 65535)` + "\n"},
+		{"config file", []string{"models", "--config", cfg, "--profile", "p"}, nil,
+			cfg + `:3:15: profile p: base_url: "` + bad + `": port 99999 is out of range (1 to 65535)` + "\n"},
+		{"a run", []string{"run", "testdata/live/one-question.script.yaml", "--db", ":memory:", "--base-url", bad, "--model", "m"}, nil,
+			`ctxlab: flag --base-url: "` + bad + `": port 99999 is out of range (1 to 65535)` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			liveEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			r := ctxlabLive(context.Background(), tc.args...)
+			if r.code != exitInvalid || r.stderr != tc.want {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, tc.want)
+			}
+		})
+	}
+}

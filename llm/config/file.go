@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -220,11 +221,23 @@ func price(r *yamlx.Reader, n *yaml.Node, what string) tokens.Price {
 	return p
 }
 
-// checkURL accepts an absolute http or https URL.
+// checkURL accepts an absolute http or https URL with a host name, and a port from 1 to
+// 65535 when it has one: anything else could only fail at connect time, as if the server
+// were down.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("%q is not an http(s) URL", redactURL(s))
+	}
+	if u.Hostname() == "" {
+		return fmt.Errorf("%q has no host name", redactURL(s))
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q: port %s is out of range (1 to 65535)", redactURL(s), p)
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return fmt.Errorf("%q: the port after the colon is missing", redactURL(s))
 	}
 	return nil
 }

@@ -141,3 +141,28 @@ func TestProbeInvalidBaseURL(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeEmptyDB is item 8: --db '' silently meant the default database. It is a
+// usage error, for every command that takes the flag.
+func TestProbeEmptyDB(t *testing.T) {
+	const want = "ctxlab: flag --db: empty path (leave the flag out for the default database, or give :memory: for none)\n"
+	for _, args := range [][]string{
+		{"chats", "--db", ""},
+		{"--db=", "branches", "x"},
+		{"run", "testdata/live/one-question.script.yaml", "--db", ""},
+		{"export", "x", "--db="},
+		{"import", "x.json", "--db", ""},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			liveEnv(t)
+			data, _ := os.LookupEnv("XDG_DATA_HOME")
+			r := ctxlabLive(context.Background(), args...)
+			if r.code != exitInvalid || r.stderr != want {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, want)
+			}
+			if _, err := os.Stat(data); !os.IsNotExist(err) {
+				t.Errorf("the data directory %s was made (%v), want nothing written", data, err)
+			}
+		})
+	}
+}

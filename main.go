@@ -110,7 +110,7 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceErrors: true,
 	}
 
-	root.PersistentPreRunE = checkTimeouts
+	root.PersistentPreRunE = checkFlags
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.flags.db, "db", "", "chat database (default: ctxlab.db in the user's data directory; :memory: for none)")

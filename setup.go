@@ -32,10 +32,14 @@ func (a *app) openDB() (*store.DB, error) {
 	return w.Store(), nil
 }
 
-// checkTimeouts refuses a timeout of 0 on the command line, as a negative one is: a
-// timeout is a positive duration, and there is no "no limit" (leave the flag out for the
-// profile's or the default).
-func checkTimeouts(cmd *cobra.Command, _ []string) error {
+// checkFlags refuses global flags given values that would silently mean something else:
+// --db '' (which would be the default database), and a timeout of 0, refused as a negative
+// one is: a timeout is a positive duration, and there is no "no limit" (leave the flag out
+// for the profile's or the default).
+func checkFlags(cmd *cobra.Command, _ []string) error {
+	if f := cmd.Flags().Lookup("db"); f != nil && f.Changed && f.Value.String() == "" {
+		return &usageError{"flag --db: empty path (leave the flag out for the default database, or give :memory: for none)"}
+	}
 	for _, name := range []string{"connect-timeout", "first-token-timeout", "idle-timeout"} {
 		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "0s" {
 			return &usageError{fmt.Sprintf("flag --%s must be a positive duration like 90s, found 0s "+

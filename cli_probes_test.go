@@ -166,3 +166,47 @@ func TestProbeEmptyDB(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeReadOnlyEmptyFile is item 8: read-only commands wrote a schema into a 0-byte
+// --db file. They now leave it as it is (no schema, no -wal or -shm file beside it), and
+// say there is no database in it; a missing file is not created.
+func TestProbeReadOnlyEmptyFile(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, err   string // with PATH for the database
+		missingOut string
+	}{
+		{[]string{"chats"}, exitOK, "no chats yet (PATH is an empty file)\n", "", "no chats yet (no database at PATH)\n"},
+		{[]string{"chats", "--json"}, exitOK, "", "", ""},
+		{[]string{"branches", "x"}, exitFailure, "", "ctxlab: no database in PATH: the file is empty (check --db)\n", ""},
+		{[]string{"export", "x"}, exitFailure, "", "ctxlab: no database in PATH: the file is empty (check --db)\n", ""},
+		{[]string{"replay", "x"}, exitFailure, "", "ctxlab: no database in PATH: the file is empty (check --db)\n", ""},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			liveEnv(t)
+			dir := t.TempDir()
+			db := filepath.Join(dir, "empty.db")
+			if err := os.WriteFile(db, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			r := ctxlabLive(context.Background(), append(tc.args, "--db", db)...)
+			out, errOut := strings.ReplaceAll(tc.out, "PATH", db), strings.ReplaceAll(tc.err, "PATH", db)
+			if r.code != tc.code || r.stdout != out || r.stderr != errOut {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want %d, %q, %q", r.code, r.stdout, r.stderr, tc.code, out, errOut)
+			}
+			entries, _ := os.ReadDir(dir)
+			if fi, err := os.Stat(db); err != nil || fi.Size() != 0 || len(entries) != 1 {
+				t.Errorf("the empty file changed (%v) or files appeared beside it (%d entries), want it left as it was", err, len(entries))
+			}
+			missing := filepath.Join(dir, "missing.db")
+			r = ctxlabLive(context.Background(), append(tc.args, "--db", missing)...)
+			if tc.missingOut != "" && r.stdout != strings.ReplaceAll(tc.missingOut, "PATH", missing) {
+				t.Errorf("stdout %q for a missing file, want %q", r.stdout, tc.missingOut)
+			}
+			if _, err := os.Stat(missing); !os.IsNotExist(err) {
+				t.Errorf("%s was created (%v), want no file", missing, err)
+			}
+		})
+	}
+}

@@ -44,7 +44,7 @@ func (a *app) chatsCommand() *cobra.Command {
 			var none *ctxapp.NoDatabaseError
 			if errors.As(err, &none) { // nothing saved yet: an empty list, and where it looked
 				if !asJSON {
-					fmt.Fprintf(a.stdout, "no chats yet (no database at %s)\n", none.Path)
+					fmt.Fprintf(a.stdout, "no chats yet (%s)\n", none.Where())
 				}
 				return nil
 			}

@@ -114,6 +114,65 @@ func Open(path string) (*DB, error) {
 	return d, nil
 }
 
+// ErrNoDatabase reports that a path holds no ctxlab database yet: no file, or a file with
+// no schema in it (empty, as `touch` makes one).
+var ErrNoDatabase = errors.New("no ctxlab database")
+
+// OpenExisting opens the ctxlab database at path for a reader, which must not create one:
+// a file that does not exist, or a file with no schema yet (an empty file, or a SQLite
+// database with no table), gives an error wrapping ErrNoDatabase and is left as it was,
+// where Open would write a new schema into it. Otherwise it is Open: an older schema is
+// brought up to date, a newer one or a file that is not a ctxlab database is refused.
+func OpenExisting(path string) (*DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open database: %w", invalidf("empty path"))
+	}
+	if path != Memory {
+		if err := precheckExisting(path); err != nil {
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+	}
+	return Open(path)
+}
+
+// precheckExisting reports a path that holds no ctxlab database (ErrNoDatabase), reading
+// an existing file read-only.
+func precheckExisting(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: the file does not exist", ErrNoDatabase)
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return invalidf("a directory, not a database file")
+	case fi.Size() == 0:
+		return fmt.Errorf("%w: the file is empty", ErrNoDatabase)
+	}
+	uri, err := fileURI(path)
+	if err != nil {
+		return err
+	}
+	sdb, err := sql.Open("sqlite", uri+fmt.Sprintf("?mode=ro&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()))
+	if err != nil {
+		return dbErr(context.Background(), err, "open")
+	}
+	defer sdb.Close()
+	sdb.SetMaxOpenConns(1)
+	ctx := context.Background()
+	if err := checkSchema(ctx, sdb); err != nil {
+		return err
+	}
+	v, err := schemaVersion(ctx, sdb)
+	if err != nil {
+		return err
+	}
+	if v == 0 { // checkSchema found no table either
+		return fmt.Errorf("%w: the file holds no schema yet", ErrNoDatabase)
+	}
+	return nil
+}
+
 // precheck looks at an existing file read-only, before the connection settings (WAL) of
 // Open change it: a file that is not a ctxlab database, or one with a newer schema, is
 // refused untouched.

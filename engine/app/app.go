@@ -73,29 +73,50 @@ func openWorkspace(ctx context.Context, opt Options, create bool) (*Workspace, e
 	if err != nil {
 		return nil, err
 	}
+	open := store.Open
 	switch {
 	case path == store.Memory:
 	case !create:
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, &NoDatabaseError{Path: path}
 		}
+		open = store.OpenExisting // an empty file stays empty
 	case opt.DB == "" && os.Getenv("CTXLAB_DB") == "":
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("create the data directory: %w", err)
 		}
 	}
-	db, err := store.Open(path) // its errors name the file
+	db, err := open(path) // its errors name the file
+	if errors.Is(err, store.ErrNoDatabase) {
+		return nil, &NoDatabaseError{Path: path, Empty: true}
+	}
 	if err != nil {
 		return nil, err
 	}
 	return &Workspace{opt: opt, path: path, db: db}, nil
 }
 
-// NoDatabaseError is a read-only command pointed at a database that does not exist.
-type NoDatabaseError struct{ Path string }
+// NoDatabaseError is a read-only command pointed at a database that does not exist, or
+// at a file with no database in it yet (Empty), which it leaves as it is.
+type NoDatabaseError struct {
+	Path  string
+	Empty bool
+}
 
 func (e *NoDatabaseError) Error() string {
+	if e.Empty {
+		return fmt.Sprintf("no database in %s: the file is empty (check --db)", e.Path)
+	}
 	return fmt.Sprintf("no database at %s (nothing saved there yet; check --db)", e.Path)
+}
+
+// Where says what was found at the path: "no database at PATH", or "PATH is an empty
+// file".
+func (e *NoDatabaseError) Where() string {
+	if e.Empty {
+		return e.Path + " is an empty file"
+	}
+	return "no database at " + e.Path
 }
 
 // Close closes the database.

@@ -142,7 +142,7 @@ func TestProbeInvalidBaseURL(t *testing.T) {
 	}
 }
 
-// TestProbeEmptyDB is item 8: --db '' silently meant the default database. It is a
+// TestProbeEmptyDB is item 8: an empty --db silently meant the default database. It is a
 // usage error, for every command that takes the flag.
 func TestProbeEmptyDB(t *testing.T) {
 	const want = "ctxlab: flag --db: empty path (leave the flag out for the default database, or give :memory: for none)\n"

@@ -33,7 +33,7 @@ func (a *app) openDB() (*store.DB, error) {
 }
 
 // checkFlags refuses global flags given values that would silently mean something else:
-// --db '' (which would be the default database), and a timeout of 0, refused as a negative
+// an empty --db (which would be the default database), and a timeout of 0, refused as a negative
 // one is: a timeout is a positive duration, and there is no "no limit" (leave the flag out
 // for the profile's or the default).
 func checkFlags(cmd *cobra.Command, _ []string) error {

@@ -210,3 +210,33 @@ func TestProbeReadOnlyEmptyFile(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeRelativeXDG is item 8: a relative $XDG_DATA_HOME was used (the database moved
+// with the working directory), and a relative $XDG_CONFIG_HOME left ctxlab with no config
+// file. Both are ignored, as the XDG base directory rules say: ~/.local/share and
+// ~/.config are used.
+func TestProbeRelativeXDG(t *testing.T) {
+	liveEnv(t)
+	home := t.TempDir()
+	cfgDir := filepath.Join(home, ".config", "ctxlab")
+	if err := os.MkdirAll(cfgDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yaml"), []byte("profiles:\n  p:\n    base_url: http://127.0.0.1:9/v1\n    model: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"HOME": home, "XDG_DATA_HOME": "data", "XDG_CONFIG_HOME": "config",
+		"CTXLAB_CONFIG": "", "OPENAI_API_KEY": ""} {
+		t.Setenv(k, v)
+	}
+	r := ctxlabLive(context.Background(), "config", "--json")
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	for _, want := range []string{filepath.Join(cfgDir, "config.yaml"), filepath.Join(home, ".local", "share", "ctxlab", "ctxlab.db"),
+		"http://127.0.0.1:9/v1"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("config --json:\n%s\nwant it to hold %s", r.stdout, want)
+		}
+	}
+}

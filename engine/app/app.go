@@ -130,8 +130,9 @@ func (w *Workspace) DBPath() string { return w.path }
 func (w *Workspace) Store() *store.DB { return w.db }
 
 // DBPath resolves the chat database: flag (--db) when set, else $CTXLAB_DB, else ctxlab.db
-// in the user's data directory ($XDG_DATA_HOME/ctxlab, ~/.local/share/ctxlab; on macOS
-// ~/Library/Application Support/ctxlab; on Windows %LocalAppData%\ctxlab).
+// in the user's data directory ($XDG_DATA_HOME/ctxlab when it is an absolute path, else
+// ~/.local/share/ctxlab; on macOS ~/Library/Application Support/ctxlab; on Windows
+// %LocalAppData%\ctxlab).
 func DBPath(flag string) (string, error) {
 	if flag != "" {
 		return flag, nil
@@ -147,7 +148,9 @@ func DBPath(flag string) (string, error) {
 }
 
 func dataDir() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+	// A relative $XDG_DATA_HOME is ignored, as the XDG base directory rules say: the
+	// database would move with the working directory.
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
 		return d, nil
 	}
 	switch runtime.GOOS {

@@ -369,7 +369,7 @@ func loadConfig(in Inputs, lookup func(string) (string, bool)) (*File, error) {
 		named = ""
 		dir := in.UserConfigDir
 		if dir == nil {
-			dir = os.UserConfigDir
+			dir = userConfigDir // a relative $XDG_CONFIG_HOME ignored
 		}
 		d, err := dir()
 		if err != nil {

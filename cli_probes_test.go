@@ -240,3 +240,59 @@ func TestProbeRelativeXDG(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeYAMLBytesAndTags is item 8: invalid UTF-8 and NUL bytes in a context file
+// were turned into U+FFFD in the prompt sent, silently, and YAML tags like
+// !!python/object were accepted silently, in every YAML file ctxlab reads. Each is now
+// invalid input at the first offending byte or at the tagged node.
+func TestProbeYAMLBytesAndTags(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badUTF8 := write("utf8.ctx.yaml", "version: 1\nsystem:\n  - role: \"You are \xffterse.\"\n")
+	nul := write("nul.ctx.yaml", "version: 1\nsystem:\n  - role: You are\x00 terse.\n")
+	python := write("python.script.yaml", "turns:\n  - user: !!python/object:os.system [ls]\n    assistant: hi\n")
+	binary := write("binary-config.yaml", "profiles:\n  p:\n    base_url: !!binary aHR0cDovLzEyNy4wLjAuMTo5L3Yx\n")
+	write("skills/charts/SKILL.md", "---\nname: !custom charts\ndescription: Draw charts.\n---\n# Charts\n")
+	skills := write("skills.ctx.yaml", "version: 1\nsystem:\n  - role: You are terse.\n  - skills: ./skills\n")
+	plain := write("plain.ctx.yaml", "version: !!int 1\nsystem:\n  - role: !!str You are terse.\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"invalid UTF-8 in a context file", []string{"prompt", "--context", badUTF8},
+			badUTF8 + ":3:20: invalid UTF-8 (byte 0xff): a YAML file is UTF-8 text\n"},
+		{"a NUL in a context file", []string{"prompt", "--context", nul},
+			nul + ":3:18: a NUL byte: a YAML file is text\n"},
+		{"!!python/object in a script", []string{"run", python, "--db", ":memory:"},
+			python + ":2:11: YAML tag !!python/object:os.system is not accepted: only the tags of plain values (!!str, !!int, !!float, !!bool, !!null, !!seq, !!map) are\n"},
+		{"!!binary in the config file", []string{"config", "--config", binary},
+			binary + ":3:15: YAML tag !!binary is not accepted: only the tags of plain values (!!str, !!int, !!float, !!bool, !!null, !!seq, !!map) are\n"},
+		{"a custom tag in SKILL.md", []string{"prompt", "--context", skills},
+			filepath.Join(dir, "skills", "charts", "SKILL.md") + ":2:7: bad front matter: YAML tag !custom is not accepted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			liveEnv(t)
+			r := ctxlabLive(context.Background(), tc.args...)
+			if r.code != exitInvalid || !strings.Contains(r.stderr, tc.want) || r.stdout != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", r.code, r.stdout, r.stderr, tc.want)
+			}
+		})
+	}
+	t.Run("the tags of plain values", func(t *testing.T) {
+		liveEnv(t)
+		if r := ctxlabLive(context.Background(), "prompt", "--context", plain); r.code != exitOK || !strings.Contains(r.stdout, "<role>You are terse.</role>") {
+			t.Fatalf("exit %d, stdout %q, stderr %q; want the prompt", r.code, r.stdout, r.stderr)
+		}
+	})
+}

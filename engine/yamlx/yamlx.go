@@ -32,9 +32,16 @@ const maxGoccyInput = 256 << 10
 // one that holds only null, like a lone `---`).
 // A syntax error is a *diag.Error with the line and column of the problem.
 //
-// Input nested deeper than MaxDepth ("nesting is too deep") or holding more than MaxValues
-// values ("too many values") is refused before it is parsed.
+// Input that is not YAML text (invalid UTF-8, a NUL or another control character but tab
+// and line breaks), nested deeper than MaxDepth ("nesting is too deep") or holding more
+// than MaxValues values ("too many values") is refused before it is parsed, at its first
+// offending byte. A node with an explicit tag other than those of plain values (!!str,
+// !!int, !!float, !!bool, !!null, !!seq, !!map), such as !!python/object, !!binary or a
+// custom !tag, is refused at the node.
 func Parse(file string, data []byte) (*yaml.Node, error) {
+	if line, col, msg := scanText(data); msg != "" {
+		return nil, diag.Errorf(file, line, col, "%s", msg)
+	}
 	if line, col, msg := scanDepth(data); msg != "" {
 		return nil, diag.Errorf(file, line, col, "%s", msg)
 	}
@@ -55,6 +62,9 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 			if d := treeDepth(n, 0); d != nil {
 				return nil, diag.Errorf(file, d.Line, d.Column, "%s", tooDeep)
 			}
+			if t := checkTags(n); t != nil {
+				return nil, diag.Errorf(file, t.Line, t.Column, "%s", tagError(t))
+			}
 			if IsNull(n) {
 				return nil, nil
 			}
@@ -73,6 +83,9 @@ func Parse(file string, data []byte) (*yaml.Node, error) {
 	}
 	if d := treeDepth(doc.Content[0], 0); d != nil {
 		return nil, diag.Errorf(file, d.Line, d.Column, "%s", tooDeep)
+	}
+	if t := checkTags(doc.Content[0]); t != nil {
+		return nil, diag.Errorf(file, t.Line, t.Column, "%s", tagError(t))
 	}
 	return doc.Content[0], nil
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/ctxlab/ctxlab/engine/diag"
 )
 
@@ -82,7 +84,7 @@ func TestParseFallbackValues(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	tests := []struct{ doc, want string }{
 		{"a: {}", "a mapping"}, {"a: []", "a list"}, {"a: x", "a string"}, {"a: 1", "an integer"},
-		{"a: 1.5", "a number"}, {"a: true", "a boolean"}, {"a: ~", "null"}, {"a: !custom x", "a !custom value"},
+		{"a: 1.5", "a number"}, {"a: true", "a boolean"}, {"a: ~", "null"}, {"a: 2001-12-14", "a !!timestamp value"},
 		{"a: &x 1\nb: *x", "an integer"},
 	}
 	for _, tt := range tests {
@@ -96,6 +98,10 @@ func TestDescribe(t *testing.T) {
 	}
 	if got := Describe(nil); got != "nothing" {
 		t.Errorf("Describe(nil) = %q, want nothing", got)
+	}
+	// Parse refuses a custom tag (TestParseRefusesTags); a node made otherwise has one.
+	if got := Describe(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!custom", Value: "x"}); got != "a !custom value" {
+		t.Errorf("Describe(!custom x) = %q, want a !custom value", got)
 	}
 }
 

@@ -242,9 +242,10 @@ func TestReloadErrorOverlay(t *testing.T) {
 			m := newModel(t, v, c, sz.w, sz.h, Options{})
 			before := c.(reloader).File()
 			replace(t, "support.ctx.yaml", "broken.ctx.yaml")
-			// A hostile line in the file is shown inert.
+			// A hostile key in the file is shown inert. (Written with YAML escapes: a raw
+			// control character is refused before the file is parsed.)
 			f, _ := os.OpenFile("support.ctx.yaml", os.O_APPEND|os.O_WRONLY, 0)
-			f.WriteString("bogus\x1b]0;PWNED\x07: 1\n")
+			f.WriteString(`"bogus\e]0;PWNED\a": 1` + "\n")
 			f.Close()
 			_, cmd := m.Update(ctrlR)
 			drive(m, cmd)

@@ -296,3 +296,25 @@ func TestProbeYAMLBytesAndTags(t *testing.T) {
 		}
 	})
 }
+
+// TestProbeTimeouts is item 8: --connect-timeout 0 was once taken as the default while -5s
+// was refused. Every timeout flag refuses 0 and a negative duration alike, before
+// anything runs.
+func TestProbeTimeouts(t *testing.T) {
+	for _, flag := range []string{"--connect-timeout", "--first-token-timeout", "--idle-timeout"} {
+		for _, v := range []string{"0", "0s", "-5s", "-1ns"} {
+			t.Run(flag+"="+v, func(t *testing.T) {
+				liveEnv(t)
+				db := filepath.Join(t.TempDir(), "ctxlab.db")
+				r := ctxlabLive(context.Background(), "run", "testdata/demo/support.script.yaml", "--db", db, flag+"="+v)
+				want := "ctxlab: flag " + flag + " must be a positive duration like 90s, found "
+				if r.code != exitInvalid || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+					t.Errorf("exit %d, stderr %q; want 2 and %q…", r.code, r.stderr, want)
+				}
+				if _, err := os.Stat(db); !os.IsNotExist(err) {
+					t.Errorf("a refused timeout created the database (%v)", err)
+				}
+			})
+		}
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -33,17 +34,24 @@ func (a *app) openDB() (*store.DB, error) {
 }
 
 // checkFlags refuses global flags given values that would silently mean something else:
-// an empty --db (which would be the default database), and a timeout of 0, refused as a negative
-// one is: a timeout is a positive duration, and there is no "no limit" (leave the flag out
-// for the profile's or the default).
+// an empty --db (which would be the default database), and a timeout of 0 or less, all
+// three alike: a timeout is a positive duration, and there is no "no limit" (leave the
+// flag out for the profile's or the default).
 func checkFlags(cmd *cobra.Command, _ []string) error {
 	if f := cmd.Flags().Lookup("db"); f != nil && f.Changed && f.Value.String() == "" {
 		return &usageError{"flag --db: empty path (leave the flag out for the default database, or give :memory: for none)"}
 	}
 	for _, name := range []string{"connect-timeout", "first-token-timeout", "idle-timeout"} {
-		if f := cmd.Flags().Lookup(name); f != nil && f.Changed && f.Value.String() == "0s" {
-			return &usageError{fmt.Sprintf("flag --%s must be a positive duration like 90s, found 0s "+
-				"(there is no 'no limit': leave the flag out for the profile's or the default)", name)}
+		f := cmd.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		if d, err := time.ParseDuration(f.Value.String()); err == nil && d <= 0 {
+			msg := fmt.Sprintf("flag --%s must be a positive duration like 90s, found %s", name, f.Value)
+			if d == 0 {
+				msg += " (there is no 'no limit': leave the flag out for the profile's or the default)"
+			}
+			return &usageError{msg}
 		}
 	}
 	return nil

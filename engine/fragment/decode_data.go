@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -280,8 +281,32 @@ func readFile(path string) (text, msg string) {
 	if len(b) > maxFileBytes {
 		return "", fmt.Sprintf("file too large (more than %d bytes)", maxFileBytes)
 	}
+	if msg := badText(b); msg != "" {
+		return "", msg
+	}
 	text = strings.ReplaceAll(string(b), "\r\n", "\n")
 	return strings.TrimSuffix(text, "\n"), ""
+}
+
+// badText says where a `file:` fragment holds bytes that are not text: the first byte that
+// is not UTF-8, or a NUL, by line and column (in code points). Such bytes used to become
+// U+FFFD in the prompt sent, silently.
+func badText(b []byte) string {
+	line, col := 1, 1
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			return fmt.Sprintf("invalid UTF-8 (byte 0x%02x) at line %d, column %d: a file: fragment is UTF-8 text", b[i], line, col)
+		case r == 0:
+			return fmt.Sprintf("a NUL byte at line %d, column %d: a file: fragment is text", line, col)
+		case r == '\n':
+			line, col = line+1, 0
+		}
+		i += size
+		col++
+	}
+	return ""
 }
 
 // fsMessage turns a file system error into a short lower-case message.

@@ -225,11 +225,15 @@ func TestDecodeFileNewlines(t *testing.T) {
 	write("crlf.txt", "a\r\nb\r\n")
 	write("two.txt", "a\n\n")
 	write("empty.txt", "")
+	write("latin1.txt", "caf\xe9\nna\xefve")
+	write("nul.txt", "one\ntw\x00o")
 	opt := DecodeOptions{File: filepath.Join(dir, "x.ctx.yaml")} // BaseDir defaults to the file's directory
 	tests := []struct{ file, want, err string }{
 		{"crlf.txt", "a\nb", ""},
 		{"two.txt", "a\n", ""}, // only the final newline is dropped
 		{"empty.txt", "", "./empty.txt: file is empty"},
+		{"latin1.txt", "", "./latin1.txt: invalid UTF-8 (byte 0xe9) at line 1, column 4: a file: fragment is UTF-8 text"},
+		{"nul.txt", "", "./nul.txt: a NUL byte at line 2, column 3: a file: fragment is text"},
 	}
 	for _, tt := range tests {
 		got, err := Decode(firstItem(t, "- fragment: {name: f, file: ./"+tt.file+"}"), opt)

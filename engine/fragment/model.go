@@ -12,7 +12,8 @@
 //
 // Rendering rules shared by the four formats: texts lose their trailing newlines, except the
 // text of a `file:` fragment (FileText), which lost only its final newline when it was read,
-// as the spec says; CRLF becomes LF and invalid UTF-8 becomes U+FFFD; empty strings, lists and
+// as the spec says (a file that is not UTF-8 text is refused when it is read); CRLF becomes LF
+// and invalid UTF-8 in other texts becomes U+FFFD; empty strings, lists and
 // objects render nothing, and neither does a fragment or element left empty; blank lines
 // inside multi-line text stay empty; kinds keep the field order of @deepagents/context and
 // `data:` objects the order of the file. XML and Markdown keep the order of the fragments.

@@ -303,9 +303,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.key(msg)
 	case tea.MouseMsg:
-		if !m.overlayMouse(msg) {
-			m.mouse(msg)
+		if cmd, ok := m.overlayMouse(msg); ok {
+			return m, cmd
 		}
+		m.mouse(msg)
 		return m, nil
 	case loadedMsg:
 		return m, m.loaded(msg)

@@ -38,11 +38,14 @@ func (m *Model) helpGroups() []helpGroup {
 		groups = append(groups, helpGroup{Title: "inspector", Keys: ks})
 	}
 	groups = append(groups, helpGroup{Title: "inspector, after a reload", Keys: []key.Binding{k.WouldSend}})
-	groups = append(groups, helpGroup{Title: "chats (" + k.Chats.Help().Key + "); type to filter", Keys: k.chats()})
+	groups = append(groups, helpGroup{Title: "chats (" + k.Chats.Help().Key + "); type to filter", Keys: k.chats(), Extra: []helpRow{chatsMouseRow}})
 	groups = append(groups, helpGroup{Title: "presentation (--present)", Keys: []key.Binding{k.PresentNext, k.PresentBack}})
 	groups = append(groups, helpGroup{Title: "help", Keys: []key.Binding{k.CloseHelp}})
 	return groups
 }
+
+// chatsMouseRow documents the mouse in the chats overlay.
+var chatsMouseRow = helpRow{"click, wheel", "select a chat; click the selected one to open it"}
 
 // mouseRow documents the mouse, which has no key binding.
 var mouseRow = helpRow{"wheel, click", "scroll the pane under the pointer; select a turn"}

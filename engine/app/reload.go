@@ -84,21 +84,40 @@ func (c *Chat) recordContext(ctx context.Context) error {
 // with re-evaluation): each decision that changes carries Was, and what the file no
 // longer has is in Removed. A chat not saved yet has none.
 func (c *Chat) Reevaluate(ctx context.Context, file *ctxfile.File) ([]engine.Trace, error) {
-	return c.Reevaluation(file)(ctx)
+	return c.Reevaluation(file, nil)(ctx)
 }
 
 // Reevaluation returns Reevaluate for the chat as it is now, to run later without the
-// chat: it reads only the database, so it can run while the chat sends (the branch
-// re-evaluated is the one active in the database when it runs).
-func (c *Chat) Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error) {
-	saved, id, w := c.sess.Saved(), c.ID(), c.w
+// chat, so it can run while the chat moves to the file (Reload) or sends: it re-evaluates
+// the branch the chat's session has loaded, on the messages it has loaded (only the turn
+// records are read from the database), with an engine of its own for file, as replay
+// --context does. progress (nil: none) is called from the goroutine that runs it after
+// each turn, with the turns done and their number.
+func (c *Chat) Reevaluation(file *ctxfile.File, progress func(done, total int)) func(context.Context) ([]engine.Trace, error) {
+	if !c.sess.Saved() {
+		return func(context.Context) ([]engine.Trace, error) { return nil, nil }
+	}
+	w, ch, branch, n := c.w, c.sess.Chat(), c.sess.Branch(), c.sess.TurnCount()
+	msgs := c.sess.Messages()
+	path := make([]chat.Message, len(msgs))
+	for i, m := range msgs {
+		path[i] = *m
+	}
 	return func(ctx context.Context) ([]engine.Trace, error) {
-		if !saved {
-			return nil, nil
+		s, err := w.Settings(file, true)
+		if err != nil {
+			return nil, err
 		}
-		var out []engine.Trace
-		err := w.Replay(ctx, id, file, func(t *engine.Trace) error {
+		e, err := w.Engine(file, s)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]engine.Trace, 0, n)
+		err = e.ReplayPath(ctx, ch, branch, path, true, func(t *engine.Trace) error {
 			out = append(out, *t)
+			if progress != nil {
+				progress(len(out), max(n, len(out)))
+			}
 			return nil
 		})
 		return out, err

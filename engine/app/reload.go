@@ -28,7 +28,8 @@ func (c *Chat) recordAfter(ctx context.Context) func(*engine.TurnResult, error) 
 }
 
 // Reload puts the chat on another context file (a reloaded one): a new engine over the
-// same database and settings, the chat reopened on it. A saved chat keeps the branch the
+// same database and settings, the chat reopened on it (engine.Reopen: its branches are not
+// read again unless another writer moved them). A saved chat keeps the branch the
 // session has loaded; a chat not saved yet stays new, with its id and title. The file's
 // path is recorded on a saved chat (see Workspace.ChatContext). On error the chat stays
 // on its old file.
@@ -45,7 +46,7 @@ func (c *Chat) Reload(ctx context.Context, file *ctxfile.File) error {
 		return nil
 	}
 	branch := c.sess.Branch()
-	sess, err := e.Open(ctx, c.ID())
+	sess, err := e.Reopen(ctx, c.sess) // what the session holds is read again only if it moved
 	if err != nil {
 		return fmt.Errorf("reload %s: %w", file.Path, err)
 	}

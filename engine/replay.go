@@ -309,28 +309,14 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message, recor
 		p.Request.MaxTokens, p.Request.Seed = sr.MaxTokens, sr.Seed
 	}
 
-	type decisionKey struct{ source, id string } // no string built per decision
-	was := make(map[decisionKey]Removed, len(recorded))
-	for _, d := range recorded {
-		was[decisionKey{d.Source, d.ID}] = d
-	}
-	for i := range p.Decisions {
-		d := &p.Decisions[i]
-		key := decisionKey{d.Source, d.ID}
-		old, ok := was[key]
-		delete(was, key)
-		switch {
-		case tr.NotRecorded: // nothing recorded to compare with
-		case !ok:
-			d.Was = &Was{Fired: false, Reason: ReasonNotInFile}
-		case old.Fired != d.Fired || old.Reason != d.Reason:
-			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
-		}
-	}
-	for _, d := range recorded { // in recorded order
-		if _, gone := was[decisionKey{d.Source, d.ID}]; gone {
-			tr.Removed = append(tr.Removed, d)
-		}
+	// Usually the new file decides what was recorded, in the same order (the file's):
+	// compared pair by pair. The new decisions' keys are unique (a context file's ids
+	// are), so when the orders match, so are the recorded ones, and pairs give what
+	// compare gives.
+	if sameOrder(p.Decisions, recorded) {
+		comparePairs(p.Decisions, recorded, tr.NotRecorded)
+	} else {
+		tr.Removed = compare(p.Decisions, recorded, tr.NotRecorded)
 	}
 	tr.Decisions = p.Decisions
 	tr.SystemPrompt = p.SystemPrompt
@@ -341,6 +327,62 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message, recor
 	// view, for every turn.
 	sent := p.User
 	return &sent, p.fired
+}
+
+// compare marks each decision that differs from the recorded one of its source and id
+// (one the recorded turn did not have: not_in_file), unless the turn was not recorded,
+// and returns the recorded decisions the new ones do not have, in recorded order.
+func compare(ds []Decision, recorded []Removed, notRecorded bool) []Removed {
+	type decisionKey struct{ source, id string } // no string built per decision
+	was := make(map[decisionKey]Removed, len(recorded))
+	for _, d := range recorded {
+		was[decisionKey{d.Source, d.ID}] = d
+	}
+	for i := range ds {
+		d := &ds[i]
+		key := decisionKey{d.Source, d.ID}
+		old, ok := was[key]
+		delete(was, key)
+		switch {
+		case notRecorded: // nothing recorded to compare with
+		case !ok:
+			d.Was = &Was{Fired: false, Reason: ReasonNotInFile}
+		case old.Fired != d.Fired || old.Reason != d.Reason:
+			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
+		}
+	}
+	var removed []Removed
+	for _, d := range recorded { // in recorded order
+		if _, gone := was[decisionKey{d.Source, d.ID}]; gone {
+			removed = append(removed, d)
+		}
+	}
+	return removed
+}
+
+// comparePairs is compare for decisions that are the recorded ones in order (sameOrder):
+// nothing is removed.
+func comparePairs(ds []Decision, recorded []Removed, notRecorded bool) {
+	for i := range ds {
+		d, old := &ds[i], recorded[i]
+		if !notRecorded && (old.Fired != d.Fired || old.Reason != d.Reason) {
+			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
+		}
+	}
+}
+
+// sameOrder reports whether the decisions are the recorded ones, one for one, in order
+// (by source and id).
+func sameOrder(ds []Decision, recorded []Removed) bool {
+	if len(ds) != len(recorded) {
+		return false
+	}
+	for i := range ds {
+		if ds[i].ID != recorded[i].ID || ds[i].Source != recorded[i].Source {
+			return false
+		}
+	}
+	return true
 }
 
 // Removed is a recorded decision whose reminder or instruction the re-evaluating context

@@ -119,6 +119,16 @@ func TestReboundKeysAct(t *testing.T) {
 			}
 			return ""
 		}},
+		{"a regenerated reply is saved with save_reply, not enter", []string{"ctrl+n", "ctrl+g", "x", "enter"}, func(m *Model) string {
+			if m.br.op == opNone || m.comp.mode != composeReply {
+				return fmt.Sprintf("enter ended the regenerate (op %v, mode %v)", m.br.op, m.comp.mode)
+			}
+			pressNamed(m, "ctrl+t")
+			if m.br.op != opNone || m.branch == "main" {
+				return fmt.Sprintf("ctrl+t did not save the regenerated reply (op %v, branch %s)", m.br.op, m.branch)
+			}
+			return ""
+		}},
 		{"f1 no longer helps", []string{"f1"}, func(m *Model) string {
 			if m.help {
 				return "f1 opened the help"

@@ -75,7 +75,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 	}
 	demo.Flags().StringVar(&df.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
 	demo.Flags().BoolVar(&df.present, "present", false, presentHelp)
-	root.AddCommand(demo)
+	root.AddCommand(demo, a.keysCommand())
 }
 
 // isTerminal reports whether r or w is a terminal.
@@ -153,8 +153,12 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 	if err != nil {
 		return opt, cleanup, err // FILE:LINE:COL: message, exit 2
 	}
-	// Checked after the context file, so its errors are reported with or without a
-	// terminal, and before anything is opened or written.
+	// The config file too (its keys: section, its profiles), offline: nothing is run.
+	if _, err := ctxapp.ResolveSettings(a.workbenchModelFlags(), file, true); err != nil {
+		return opt, cleanup, err
+	}
+	// Checked after the context and config files, so their errors are reported with or
+	// without a terminal, and before anything is opened or written.
 	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
 		return opt, cleanup, &usageError{notTerminalError}
 	}
@@ -209,6 +213,7 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		}
 	}
 	opt.Chat = c
+	opt.Keys = s.Keys // the config file's keys: section, checked when it was read
 	opt.Library = workbenchLibrary(ws, s, model, file)
 	opt.Watch, opt.BuiltIn = !builtIn && !demo, builtIn || demo
 	opt.Clipboard = a.stdout

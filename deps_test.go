@@ -21,7 +21,8 @@ import (
 //	leaf        the message model (engine/chat), diagnostics (engine/diag) and the small
 //	            packages the tree shows are leaves: positions in JSON and YAML (engine/jsonpos,
 //	            engine/yamlx), the sanitizer of untrusted text (engine/inert), the fragment
-//	            renderers (engine/fragment). They import nothing of ctxlab but other leaves.
+//	            renderers (engine/fragment), the workbench's action table (tui/keybind, which
+//	            the config's keys: section is checked against). They import nothing of ctxlab but other leaves.
 //	predicates  WhenContext, the predicates and their expression language: leaves only.
 //	decision    the decision record the engine, the formats and the front ends share
 //	            (engine/decision): leaves and predicates (a decision's trace is a predicate
@@ -73,6 +74,7 @@ var packageLayers = map[string]string{
 	"engine/yamlx":    "leaf",
 	"engine/inert":    "leaf",
 	"engine/fragment": "leaf",
+	"tui/keybind":     "leaf",
 
 	"predicates/...": "predicates",
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -71,4 +72,38 @@ func FuzzScanRemoved(f *testing.F) {
 			t.Fatalf("%q: got %+v, want %+v", in, got, want)
 		}
 	})
+}
+
+// TestScanRemovedOffsets: a quote, an escape or a control character at any offset of a
+// string is found, in the skipped values and in those read.
+func TestScanRemovedOffsets(t *testing.T) {
+	for off := range 20 {
+		pad := strings.Repeat("x", off)
+		for _, tt := range []struct {
+			name, in string
+			ok       bool
+		}{
+			{"escaped quote", `[{"id":"` + pad + `\"q","trace":"` + pad + `\"` + pad + `","reason":"r` + pad + `"}]`, true},
+			{"escaped backslash", `[{"trace":"` + pad + `\\` + pad + `","id":"` + pad + `é\\"}]`, true},
+			{"control character", "[{\"trace\":\"" + pad + "\x1f" + pad + "\",\"id\":\"a\"}]", false},
+			{"tab", "[{\"id\":\"" + pad + "\t\"}]", false},
+			{"high bytes", `[{"trace":"` + pad + "\xc3\xa9\xe2\x82\xac" + pad + `","id":"i` + pad + `"}]`, true},
+			{"unterminated", `[{"trace":"` + pad, false},
+		} {
+			got, err := scanRemoved([]byte(tt.in))
+			if (err == nil) != tt.ok {
+				t.Fatalf("%s at %d: error %v, want ok %v", tt.name, off, err, tt.ok)
+			}
+			if !tt.ok {
+				continue
+			}
+			var want []Removed
+			if err := json.Unmarshal([]byte(tt.in), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s at %d: got %+v, want %+v", tt.name, off, got, want)
+			}
+		}
+	}
 }

@@ -38,18 +38,50 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	turns, err := e.store.CompleteTurns(ctx, chatID, path)
+	return e.ReplayPath(ctx, c, b.Name, path, reevaluate, fn)
+}
+
+// ReplayPath is Replay over a path the caller has already read: the messages of branch
+// of chat c from the root to its head (a session's Messages). Only the turn records are
+// read.
+//
+// When re-evaluating, the recorded decisions of the turns, which only the comparison needs
+// and whose decoding does not depend on the new file, are decoded on another goroutine
+// ahead of the turn being planned: the planning itself stays in order, since each turn's
+// counters and latches follow what the new file fired on the turns before it.
+func (e *Engine) ReplayPath(ctx context.Context, c chat.Chat, branch string, path []chat.Message, reevaluate bool, fn func(*Trace) error) error {
+	var turns []chat.Turn
+	var pre *predecoded
+	var err error
+	pr, parts := e.store.(partReader)
+	switch {
+	case reevaluate && parts:
+		// The decisions are read and decoded on another goroutine, the rest here.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		pre = predecode(func() ([]chat.Turn, error) { return pr.PathTurnsWith(ctx, c.ID, path, chat.DetailDecisions) })
+		turns, err = pr.PathTurnsWith(ctx, c.ID, path, chat.DetailStats|chat.DetailRequest)
+	case reevaluate:
+		if turns, err = e.store.CompleteTurns(ctx, c.ID, path); err == nil {
+			pre = predecode(func() ([]chat.Turn, error) { return turns, nil })
+		}
+	default:
+		turns, err = e.store.CompleteTurns(ctx, c.ID, path)
+	}
+	if pre != nil {
+		defer pre.stop()
+	}
 	if err != nil {
-		return fmt.Errorf("replay chat %q: %w", chatID, err)
+		return fmt.Errorf("replay chat %q: %w", c.ID, err)
 	}
 	// Turns by the message they are placed at: where several share one, the last committed.
-	recorded := make(map[string]*chat.Turn, len(turns))
+	recorded := make(map[string]int, len(turns))
 	for i := range turns {
-		recorded[turnMessage(&turns[i])] = &turns[i]
+		recorded[turnMessage(&turns[i])] = i
 	}
 	// A session over the growing prefix of the branch gives the request form of the
 	// history and, when re-evaluating, the counters of what the new file fires.
-	s := &Session{e: e, chat: c, view: newBranchView(b.Name, nil, nil)}
+	s := &Session{e: e, chat: c, view: newBranchView(branch, nil, nil)}
 	var usage chat.Usage // the chat's usage before each turn, for unrecorded turns
 	for i := 0; i < len(path); i++ {
 		user := &path[i]
@@ -64,25 +96,30 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 		if reply >= 0 {
 			asst, key = &path[reply], path[reply].ID
 		}
-		rec := recorded[key]
+		ri, isRec := recorded[key]
 		var t chat.Turn
-		if rec != nil {
-			t = *rec
+		if isRec {
+			t = turns[ri]
 		} else {
 			t = s.unrecordedTurn(len(s.view.users)+1, user, asst, usage)
 		}
 		tr := s.recordedTrace(&t, user, asst)
-		tr.NotRecorded = rec == nil
+		tr.NotRecorded = !isRec
 		sent, fired := user, t.Fired
 		if reevaluate {
-			sent, fired, err = s.reevaluate(tr, &t, user)
+			var was []Removed // an unrecorded turn has nothing to compare with
+			if isRec {
+				if was, err = pre.get(turns[ri].ID); err != nil {
+					return fmt.Errorf("replay chat %q: %w", c.ID, err)
+				}
+			}
+			sent, fired = s.reevaluate(tr, &t, user, was)
 		} else {
 			tr.Request = s.rebuild(&t, user)
 			tr.Decisions = []Decision{}
-			err = decodeRecorded(&t, &tr.Decisions)
-		}
-		if err != nil {
-			return err
+			if err := decodeRecorded(&t, &tr.Decisions); err != nil {
+				return err
+			}
 		}
 		if tr.NotRecorded {
 			s.estimateUnrecorded(&t, tr, asst, reevaluate)
@@ -103,6 +140,67 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	}
 	return nil
 }
+
+// partReader reads only some parts of turn records (store.DB is one): a re-evaluation
+// reads the recorded decisions, the bulk of a chat's records, beside the rest.
+type partReader interface {
+	PathTurnsWith(ctx context.Context, chatID string, path []chat.Message, detail chat.Detail) ([]chat.Turn, error)
+}
+
+// predecoded are the recorded decisions of a path's turns (as much of each as a
+// re-evaluation compares), read and decoded in path order on a goroutine of their own.
+type predecoded struct {
+	read  chan struct{} // closed when the turns are read: index and err are set
+	index map[string]int
+	err   error
+	out   [][]Removed
+	errs  []error
+	ready []chan struct{} // closed when out[i] and errs[i] are set
+	quit  chan struct{}
+}
+
+// predecode starts reading the turns with load and decoding their decisions.
+func predecode(load func() ([]chat.Turn, error)) *predecoded {
+	p := &predecoded{read: make(chan struct{}), quit: make(chan struct{})}
+	go func() {
+		turns, err := load()
+		p.err = err
+		p.index = make(map[string]int, len(turns))
+		p.out, p.errs, p.ready = make([][]Removed, len(turns)), make([]error, len(turns)), make([]chan struct{}, len(turns))
+		for i := range turns {
+			p.index[turns[i].ID] = i
+			p.ready[i] = make(chan struct{})
+		}
+		close(p.read)
+		for i := range turns {
+			select {
+			case <-p.quit:
+				return
+			default:
+			}
+			p.errs[i] = decodeRecorded(&turns[i], &p.out[i])
+			close(p.ready[i])
+		}
+	}()
+	return p
+}
+
+// get waits for the decisions of the turn with this id.
+func (p *predecoded) get(id string) ([]Removed, error) {
+	<-p.read
+	if p.err != nil {
+		return nil, p.err
+	}
+	i, ok := p.index[id]
+	if !ok {
+		return nil, fmt.Errorf("turn %s: its recorded decisions were not found", id)
+	}
+	<-p.ready[i]
+	return p.out[i], p.errs[i]
+}
+
+// stop ends the decoding (the replay ended, maybe early).
+func (p *predecoded) stop() { close(p.quit) }
 
 // turnMessage returns the id of the message a turn is placed at on a path: its assistant
 // message, or its user message when it has none (it failed before a reply).
@@ -190,13 +288,10 @@ func decodeRecorded(t *chat.Turn, ds any) error {
 
 // reevaluate plans the turn again under the engine's file: it sets the trace's
 // decisions, system prompt, request and estimate, marks what changed from the recorded
-// decisions, and returns the user message as the new file would have sent it and what the
-// new file fires (for the counters). The history is the session view's.
-func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*chat.Message, []chat.Fired, error) {
-	var recorded []Removed // as much of each recorded decision as the comparison needs
-	if err := decodeRecorded(t, &recorded); err != nil {
-		return nil, nil, err
-	}
+// decisions (as much of each as the comparison needs), and returns the user message as the
+// new file would have sent it and what the new file fires (for the counters). The history
+// is the session view's.
+func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message, recorded []Removed) (*chat.Message, []chat.Fired) {
 	user := stripReminders(saved)
 	// The clock is the user message's, as when the turn was planned: a regenerated reply
 	// (whose record has the clock of the regenerate) re-sent the request of that plan.
@@ -214,28 +309,14 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 		p.Request.MaxTokens, p.Request.Seed = sr.MaxTokens, sr.Seed
 	}
 
-	type decisionKey struct{ source, id string } // no string built per decision
-	was := make(map[decisionKey]Removed, len(recorded))
-	for _, d := range recorded {
-		was[decisionKey{d.Source, d.ID}] = d
-	}
-	for i := range p.Decisions {
-		d := &p.Decisions[i]
-		key := decisionKey{d.Source, d.ID}
-		old, ok := was[key]
-		delete(was, key)
-		switch {
-		case tr.NotRecorded: // nothing recorded to compare with
-		case !ok:
-			d.Was = &Was{Fired: false, Reason: ReasonNotInFile}
-		case old.Fired != d.Fired || old.Reason != d.Reason:
-			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
-		}
-	}
-	for _, d := range recorded { // in recorded order
-		if _, gone := was[decisionKey{d.Source, d.ID}]; gone {
-			tr.Removed = append(tr.Removed, d)
-		}
+	// Usually the new file decides what was recorded, in the same order (the file's):
+	// compared pair by pair. The new decisions' keys are unique (a context file's ids
+	// are), so when the orders match, so are the recorded ones, and pairs give what
+	// compare gives.
+	if sameOrder(p.Decisions, recorded) {
+		comparePairs(p.Decisions, recorded, tr.NotRecorded)
+	} else {
+		tr.Removed = compare(p.Decisions, recorded, tr.NotRecorded)
 	}
 	tr.Decisions = p.Decisions
 	tr.SystemPrompt = p.SystemPrompt
@@ -245,7 +326,63 @@ func (s *Session) reevaluate(tr *Trace, t *chat.Turn, saved *chat.Message) (*cha
 	// A copy: a pointer into p would keep its request (the whole history) alive with the
 	// view, for every turn.
 	sent := p.User
-	return &sent, p.fired, nil
+	return &sent, p.fired
+}
+
+// compare marks each decision that differs from the recorded one of its source and id
+// (one the recorded turn did not have: not_in_file), unless the turn was not recorded,
+// and returns the recorded decisions the new ones do not have, in recorded order.
+func compare(ds []Decision, recorded []Removed, notRecorded bool) []Removed {
+	type decisionKey struct{ source, id string } // no string built per decision
+	was := make(map[decisionKey]Removed, len(recorded))
+	for _, d := range recorded {
+		was[decisionKey{d.Source, d.ID}] = d
+	}
+	for i := range ds {
+		d := &ds[i]
+		key := decisionKey{d.Source, d.ID}
+		old, ok := was[key]
+		delete(was, key)
+		switch {
+		case notRecorded: // nothing recorded to compare with
+		case !ok:
+			d.Was = &Was{Fired: false, Reason: ReasonNotInFile}
+		case old.Fired != d.Fired || old.Reason != d.Reason:
+			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
+		}
+	}
+	var removed []Removed
+	for _, d := range recorded { // in recorded order
+		if _, gone := was[decisionKey{d.Source, d.ID}]; gone {
+			removed = append(removed, d)
+		}
+	}
+	return removed
+}
+
+// comparePairs is compare for decisions that are the recorded ones in order (sameOrder):
+// nothing is removed.
+func comparePairs(ds []Decision, recorded []Removed, notRecorded bool) {
+	for i := range ds {
+		d, old := &ds[i], recorded[i]
+		if !notRecorded && (old.Fired != d.Fired || old.Reason != d.Reason) {
+			d.Was = &Was{Fired: old.Fired, Reason: old.Reason}
+		}
+	}
+}
+
+// sameOrder reports whether the decisions are the recorded ones, one for one, in order
+// (by source and id).
+func sameOrder(ds []Decision, recorded []Removed) bool {
+	if len(ds) != len(recorded) {
+		return false
+	}
+	for i := range ds {
+		if ds[i].ID != recorded[i].ID || ds[i].Source != recorded[i].Source {
+			return false
+		}
+	}
+	return true
 }
 
 // Removed is a recorded decision whose reminder or instruction the re-evaluating context

@@ -22,6 +22,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
+	"github.com/ctxlab/ctxlab/tui/keybind"
 )
 
 // Chat is the chat the workbench drives: an engine session with the model that answers
@@ -71,6 +72,9 @@ type Options struct {
 	// Present is presentation mode (`--present`): the transcript starts empty, space
 	// plays the next turn, backspace steps back (tui/present.go).
 	Present bool
+	// Keys rebind actions of the keymap by name (the config file's keys: section; see
+	// tui/keybind). Rebindings keybind.Check refuses are ignored, and said so.
+	Keys []keybind.Binding
 	// Now is the clock (nil: time.Now); Location the zone of times shown (nil: local).
 	Now      func() time.Time
 	Location *time.Location
@@ -168,9 +172,10 @@ func New(opt Options) *Model {
 		loc = time.Local
 	}
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
-	m := &Model{opt: opt, chat: opt.Chat, th: th, keys: newKeyMap(), now: now,
+	m := &Model{opt: opt, chat: opt.Chat, th: th, keys: newKeyMap(opt.Keys), now: now,
 		tr: newTranscript(th, loc, now), comp: newComposer(th), insp: newInspector(th), spin: sp,
 		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
+	m.useKeys()
 	m.comp.Focus()
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()
@@ -298,9 +303,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.key(msg)
 	case tea.MouseMsg:
-		if !m.overlayMouse(msg) {
-			m.mouse(msg)
+		if cmd, ok := m.overlayMouse(msg); ok {
+			return m, cmd
 		}
+		m.mouse(msg)
 		return m, nil
 	case loadedMsg:
 		return m, m.loaded(msg)
@@ -466,13 +472,16 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 			return nil
 		}
 	}
+	if inComposer && m.comp.mode == composeReply && key.Matches(k, km.Unanswered) {
+		return m.sendUnanswered()
+	}
 	if key.Matches(k, km.Esc) {
 		switch {
 		case m.stream != nil:
 			m.stream.cancel()
 			return nil
 		case inComposer && m.comp.mode == composeReply:
-			return m.sendUnanswered()
+			return nil // the scripted step's own keys end it
 		case !inComposer:
 			m.setFocus(areaComposer)
 			return nil
@@ -573,10 +582,9 @@ func (m *Model) transcriptKey(k tea.KeyMsg) {
 func (m *Model) composerKey(k tea.KeyMsg) tea.Cmd {
 	km := m.keys
 	switch {
-	case key.Matches(k, km.Send):
-		if m.comp.mode == composeReply {
-			return m.sendScripted()
-		}
+	case m.comp.mode == composeReply && key.Matches(k, km.SaveReply):
+		return m.sendScripted()
+	case m.comp.mode != composeReply && key.Matches(k, km.Send):
 		return m.send()
 	case key.Matches(k, km.Editor):
 		return m.editor()

@@ -112,7 +112,8 @@ func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 			m.endOp()
 			m.notice = "cancelled: nothing changed"
 			return nil, true
-		case key.Matches(k, km.Send):
+		case m.comp.mode != composeReply && key.Matches(k, km.Send),
+			m.comp.mode == composeReply && key.Matches(k, km.SaveReply): // a reply written for the model
 			return m.branchSend(), true
 		case !k.Alt && (k.Paste || editingKeys[k.Type]):
 			// Text for the action: no preview of it as a new message, and the

@@ -60,6 +60,9 @@ type chatsOverlay struct {
 	top     int
 	mode    chatsMode
 	input   string // the title being typed (rename)
+	// rowsAt is the body line of the first chat row in the last frame, rows how many
+	// rows it showed (for the mouse).
+	rowsAt, rows int
 }
 
 // chatsLoadedMsg is the chat list read.
@@ -345,14 +348,7 @@ func (m *Model) chatsKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, km.Quit):
 		return m.quitOrCancel()
 	case key.Matches(k, km.ChatsOpen):
-		if sel == nil {
-			return nil
-		}
-		id := sel.ID
-		return func() tea.Msg {
-			c, note, err := lib.Open(ctx, id)
-			return chatOpenedMsg{chat: c, note: note, err: err}
-		}
+		return m.openSelectedChat()
 	case key.Matches(k, km.ChatsNew):
 		return m.newChat(true)
 	case key.Matches(k, km.ChatsRename):
@@ -386,6 +382,46 @@ func (m *Model) chatsKey(k tea.KeyMsg) tea.Cmd {
 		o.cursor = 0
 		o.refilter()
 		return m.searchText()
+	}
+	return nil
+}
+
+// openSelectedChat opens the chat under the cursor.
+func (m *Model) openSelectedChat() tea.Cmd {
+	sel, lib := m.chats.selected(), m.opt.Library
+	if sel == nil {
+		return nil
+	}
+	id := sel.ID
+	return func() tea.Msg {
+		c, note, err := lib.Open(context.Background(), id)
+		return chatOpenedMsg{chat: c, note: note, err: err}
+	}
+}
+
+// chatsMouse handles the mouse over the overlay: the wheel moves through the chats, a
+// click selects the chat under the pointer, and a click on the selected chat opens it
+// (as enter does). While the overlay asks something (a new title, delete?, a format),
+// clicks do nothing: the question is about the chat selected.
+func (m *Model) chatsMouse(msg tea.MouseMsg) tea.Cmd {
+	o := &m.chats
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		o.cursor = max(0, o.cursor-1)
+	case tea.MouseButtonWheelDown:
+		o.cursor = max(0, min(len(o.shown)-1, o.cursor+1))
+	case tea.MouseButtonLeft:
+		if msg.Action != tea.MouseActionPress || o.mode != chatsBrowse {
+			return nil
+		}
+		row := msg.Y - 1 - o.rowsAt // the header line is above the body
+		if row < 0 || row >= o.rows || o.top+row >= len(o.shown) {
+			return nil
+		}
+		if o.top+row == o.cursor {
+			return m.openSelectedChat()
+		}
+		o.cursor = o.top + row
 	}
 	return nil
 }
@@ -450,6 +486,7 @@ func (m *Model) chatsView(width, height int) []string {
 	if loc == nil {
 		loc = time.Local
 	}
+	o.rowsAt, o.rows = len(out), 0
 	statsW := min(62, max(width-24, 0))
 	titleW := max(width-4-statsW, 8)
 	for i := o.top; i < len(o.shown) && i < o.top+rows; i++ {
@@ -473,6 +510,7 @@ func (m *Model) chatsView(width, height int) []string {
 		}
 		line := mark + fitLine(title, titleW) + "  " + truncate(stats, statsW)
 		out = append(out, th.Render(role, fitLine(line, width)))
+		o.rows++
 	}
 	keys := shortKeys(th, m.keys.chats())
 	out = fitBlock(out, width, height-1)

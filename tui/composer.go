@@ -15,6 +15,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
+	"github.com/ctxlab/ctxlab/tui/keybind"
 )
 
 // composerMode is what the composer's text is for.
@@ -45,6 +46,8 @@ type composer struct {
 	// (0: not walking).
 	history []string
 	back    int
+	// keys are the keymap's (history, new line, and the placeholder's keys).
+	keys *keyMap
 }
 
 func newComposer(th *themes.Theme) *composer {
@@ -53,12 +56,19 @@ func newComposer(th *themes.Theme) *composer {
 	ta.CharLimit = 0
 	ta.MaxHeight = 0
 	ta.Prompt = ""
-	ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys("alt+enter", "ctrl+j"))
 	ta.Cursor.SetMode(cursor.CursorStatic) // idle means idle: no blink timer
 	c := &composer{ta: ta}
 	c.SetTheme(th)
-	c.setPlaceholder()
+	c.SetKeys(newKeyMap(nil))
 	return c
+}
+
+// SetKeys takes the keymap's keys: the new line, the history, and the keys the
+// placeholder names.
+func (c *composer) SetKeys(km *keyMap) {
+	c.keys = km
+	c.ta.KeyMap.InsertNewline = key.NewBinding(key.WithKeys(km.Newline.Keys()...))
+	c.setPlaceholder()
 }
 
 // SetTheme restyles the composer.
@@ -75,11 +85,13 @@ func (c *composer) SetTheme(th *themes.Theme) {
 }
 
 func (c *composer) setPlaceholder() {
+	k := c.keys
+	first := func(b key.Binding) string { return keybind.Label(b.Keys()[:1]) }
 	if c.mode == composeReply {
-		c.ta.Placeholder = "reply as the model (enter saves it, esc leaves the message unanswered)"
+		c.ta.Placeholder = "reply as the model (" + first(k.SaveReply) + " saves it, " + first(k.Unanswered) + " leaves the message unanswered)"
 		return
 	}
-	c.ta.Placeholder = "message (enter sends, alt+enter new line, ctrl+x $EDITOR)"
+	c.ta.Placeholder = "message (" + first(k.Send) + " sends, " + first(k.Newline) + " new line, " + first(k.Editor) + " $EDITOR)"
 }
 
 // Value is the text in the composer.
@@ -174,7 +186,7 @@ func (c *composer) walkForward() bool {
 // Update passes a key or paste to the textarea.
 func (c *composer) Update(msg tea.Msg) tea.Cmd {
 	if k, ok := msg.(tea.KeyMsg); ok {
-		if c.mode == composeMessage && k.Type == tea.KeyUp && c.ta.Line() == 0 && c.walkBack() {
+		if c.mode == composeMessage && key.Matches(k, c.keys.History) && c.ta.Line() == 0 && c.walkBack() {
 			return nil
 		}
 		if c.mode == composeMessage && k.Type == tea.KeyDown && c.back > 0 && c.walkForward() {

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"fmt"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -42,6 +44,8 @@ func (m *Model) extraMsg(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(m.reload(), m.rewatch(msg.gen)), true
 	case reloadedMsg:
 		return m.reloaded(msg), true
+	case reloadTickMsg:
+		return m.reloadTicked(msg), true
 	case copiedMsg:
 		m.copied(msg)
 		return nil, true
@@ -113,23 +117,16 @@ func (m *Model) extraKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, false
 }
 
-// overlayMouse handles the mouse while an overlay of these features is open (the wheel
-// moves through the chats; nothing reaches the panes under it); false when none is open.
-func (m *Model) overlayMouse(msg tea.MouseMsg) bool {
+// overlayMouse handles the mouse while an overlay of these features is open (the chats:
+// chatsMouse; nothing reaches the panes under it); ok is false when none is open.
+func (m *Model) overlayMouse(msg tea.MouseMsg) (cmd tea.Cmd, ok bool) {
 	switch {
 	case m.chats.open:
-		o := &m.chats
-		switch msg.Button {
-		case tea.MouseButtonWheelUp:
-			o.cursor = max(0, o.cursor-1)
-		case tea.MouseButtonWheelDown:
-			o.cursor = max(0, min(len(o.shown)-1, o.cursor+1))
-		}
-		return true
+		return m.chatsMouse(msg), true
 	case m.rl.errs != nil:
-		return true
+		return nil, true
 	}
-	return false
+	return nil, false
 }
 
 // overlayView draws an open overlay of these features in w x h; ok is false when none
@@ -148,7 +145,11 @@ func (m *Model) overlayView(w, h int) ([]string, bool) {
 func (m *Model) extraStatus(w int) []string {
 	switch {
 	case m.rl.running:
-		return []string{fitLine(" "+m.th.Render(themes.Muted, "reloading "+inert.Line(m.contextName())+"…"), w)}
+		line := "reloading " + inert.Line(m.contextName()) + "…"
+		if m.rl.total > 0 {
+			line += fmt.Sprintf(" re-evaluating turn %d of %d", m.rl.done, m.rl.total)
+		}
+		return []string{fitLine(" "+m.th.Render(themes.Muted, line), w)}
 	case m.rl.summary == "":
 		return nil
 	}

@@ -38,11 +38,14 @@ func (m *Model) helpGroups() []helpGroup {
 		groups = append(groups, helpGroup{Title: "inspector", Keys: ks})
 	}
 	groups = append(groups, helpGroup{Title: "inspector, after a reload", Keys: []key.Binding{k.WouldSend}})
-	groups = append(groups, helpGroup{Title: "chats (ctrl+o); type to filter", Keys: k.chats()})
+	groups = append(groups, helpGroup{Title: "chats (" + k.Chats.Help().Key + "); type to filter", Keys: k.chats(), Extra: []helpRow{chatsMouseRow}})
 	groups = append(groups, helpGroup{Title: "presentation (--present)", Keys: []key.Binding{k.PresentNext, k.PresentBack}})
 	groups = append(groups, helpGroup{Title: "help", Keys: []key.Binding{k.CloseHelp}})
 	return groups
 }
+
+// chatsMouseRow documents the mouse in the chats overlay.
+var chatsMouseRow = helpRow{"click, wheel", "select a chat; click the selected one to open it"}
 
 // mouseRow documents the mouse, which has no key binding.
 var mouseRow = helpRow{"wheel, click", "scroll the pane under the pointer; select a turn"}
@@ -106,7 +109,11 @@ func padRight(s string, w int) string {
 // as fit, scrolled by m.helpScroll.
 func (m *Model) renderHelp(width, height int) []string {
 	th := m.th
-	title := th.Render(themes.Focus, "help") + th.Render(themes.Muted, " · every binding in force · esc, f1 or ? closes")
+	closes := m.keys.CloseHelp.Help().Key
+	if closes == "esc/f1/?" {
+		closes = "esc, f1 or ?"
+	}
+	title := th.Render(themes.Focus, "help") + th.Render(themes.Muted, " · every binding in force · "+closes+" closes")
 	colW := 48
 	cols := max(1, min(2, (width-2)/colW))
 	if cols == 1 {

@@ -118,18 +118,7 @@ type inspectorKeys struct {
 	Up, Down, PageUp, PageDown, Home, End, Enter, OnlyNew key.Binding
 }
 
-func newInspectorKeys() inspectorKeys {
-	return inspectorKeys{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdown", "page down")),
-		Home:     key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("home/g", "top")),
-		End:      key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("end/G", "bottom")),
-		Enter:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "expand the predicate tree")),
-		OnlyNew:  key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "only what is new")),
-	}
-}
+func newInspectorKeys() inspectorKeys { return newKeyMap(nil).Insp }
 
 // newInspector returns an inspector on the Why tab, with nothing to show yet.
 func newInspector(th *themes.Theme) *inspector {
@@ -471,17 +460,17 @@ func (in *inspector) Keys() []key.Binding {
 	move := []key.Binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Home, k.End}
 	switch in.tab {
 	case tabWhy:
-		k.Up.SetHelp("↑/k", "previous decision")
-		k.Down.SetHelp("↓/j", "next decision")
+		k.Up.SetHelp(k.Up.Help().Key, "previous decision")
+		k.Down.SetHelp(k.Down.Help().Key, "next decision")
 		return []key.Binding{k.Up, k.Down, k.Enter, k.PageUp, k.PageDown, k.Home, k.End}
 	case tabBranches:
-		k.Up.SetHelp("↑/k", "previous branch")
-		k.Down.SetHelp("↓/j", "next branch")
-		k.Enter.SetHelp("enter", "switch to the branch")
+		k.Up.SetHelp(k.Up.Help().Key, "previous branch")
+		k.Down.SetHelp(k.Down.Help().Key, "next branch")
+		k.Enter.SetHelp(k.Enter.Help().Key, "switch to the branch")
 		return []key.Binding{k.Up, k.Down, k.Enter, k.PageUp, k.PageDown, k.Home, k.End}
 	case tabRequest:
 		if in.onlyNew {
-			k.OnlyNew.SetHelp("d", "the whole request")
+			k.OnlyNew.SetHelp(k.OnlyNew.Help().Key, "the whole request")
 		}
 		return append(move, k.OnlyNew)
 	}

@@ -1,14 +1,17 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/ctxlab/ctxlab/tui/keybind"
 )
 
 // keyMap is the one keymap of the workbench: every binding the root model acts on is
 // here, and the help overlay and the status line are made from it, so a key cannot be
-// bound without being documented. Bindings of a later issue (edit, regenerate, versions,
-// rewind, checkpoint, chats, copy, reload) get a field of their own here when they are
-// implemented, in the group of the area they act in.
+// bound without being documented. Each binding is an action of tui/keybind's table, by
+// its name there; the config file's keys: section rebinds any of them (newKeyMap).
 type keyMap struct {
 	// Anywhere.
 	NextFocus, PrevFocus key.Binding
@@ -32,6 +35,9 @@ type keyMap struct {
 	// Branching (tui/branching.go).
 	EditTurn, Regenerate, Correct, PrevVersion, NextVersion, Rewind, Checkpoint key.Binding
 
+	// The focused inspector (its Keys give them the help of the tab shown).
+	Insp inspectorKeys
+
 	// Presentation mode (--present).
 	PresentNext, PresentBack key.Binding
 
@@ -45,68 +51,105 @@ type keyMap struct {
 	CloseHelp key.Binding
 }
 
-func newKeyMap() *keyMap {
-	b := func(help, desc string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(help, desc))
+// newKeyMap returns the keymap with the rebindings applied (checked by keybind.Check:
+// the config did; an action or key that is not valid is left out).
+func newKeyMap(rebound []keybind.Binding) *keyMap {
+	keys := keybind.Apply(rebound)
+	changed := map[string]bool{}
+	for _, r := range rebound {
+		changed[r.Action] = true
+	}
+	b := func(name string) key.Binding {
+		a, _ := keybind.Lookup(name)
+		label, desc := a.Label, a.Desc
+		if changed[name] {
+			label = keybind.Label(keys[name])
+			if i := strings.Index(desc, " (also "); i >= 0 { // the other default key
+				desc = desc[:i]
+			}
+		}
+		return key.NewBinding(key.WithKeys(keys[name]...), key.WithHelp(label, desc))
 	}
 	k := &keyMap{
-		NextFocus: b("tab", "next area", "tab"),
-		PrevFocus: b("shift+tab", "previous area", "shift+tab"),
-		Inspector: b("alt+i", "inspector/transcript (narrow screens)", "alt+i"),
-		Esc:       b("esc", "cancel the reply, or back to the composer", "esc"),
-		Quit:      b("ctrl+c", "cancel the reply, or quit", "ctrl+c"),
-		Help:      b("f1", "help", "f1"),
-		HelpQ:     b("?", "help (outside the composer)", "?"),
-		Reload:    b("ctrl+r", "reload the context file", "ctrl+r"),
-		Chats:     b("ctrl+o", "chats: find, open, new, rename, delete", "ctrl+o"),
+		NextFocus: b("next_area"),
+		PrevFocus: b("previous_area"),
+		Inspector: b("toggle_inspector"),
+		Esc:       b("cancel"),
+		Quit:      b("quit"),
+		Help:      b("help"),
+		HelpQ:     b("help_short"),
+		Reload:    b("reload"),
+		Chats:     b("chats"),
 
-		Send:    b("enter", "send", "enter"),
-		Newline: b("alt+enter", "new line (also ctrl+j)", "alt+enter", "ctrl+j"),
-		Editor:  b("ctrl+x", "$EDITOR", "ctrl+x"),
-		History: b("up", "messages sent (empty draft)", "up"),
+		Send:    b("send"),
+		Newline: b("new_line"),
+		Editor:  b("editor"),
+		History: b("history"),
 
-		SaveReply:  b("enter", "save as the reply", "enter"),
-		Unanswered: b("esc", "no reply", "esc"),
+		SaveReply:  b("save_reply"),
+		Unanswered: b("no_reply"),
 
-		Up:          b("↑/k", "previous turn", "up", "k"),
-		Down:        b("↓/j", "next turn", "down", "j"),
-		Top:         b("home/g", "first", "home", "g"),
-		Bottom:      b("end/G", "last", "end", "G"),
-		PageUp:      b("pgup", "page up", "pgup"),
-		PageDown:    b("pgdown", "page down", "pgdown"),
-		ToggleTool:  b("enter", "open/close tool calls", "enter"),
-		Spans:       b("s", "show/hide injected reminders", "s"),
-		Copy:        b("c", "copy the message", "c"),
-		CopyRequest: b("y", "copy the request JSON", "y"),
-		EditTurn:    b("e", "edit the message: a new branch", "e"),
-		Regenerate:  b("r", "regenerate the reply: a new branch", "r"),
-		Correct:     b("R", "correct the reply by hand: a new branch", "R"),
-		PrevVersion: b("←/[", "previous version of the turn", "left", "["),
-		NextVersion: b("→/]", "next version of the turn", "right", "]"),
-		Rewind:      b("w", "rewind: a new branch ending here", "w"),
-		Checkpoint:  b("x", "checkpoint the turn (asks a name)", "x"),
+		Up:          b("previous_turn"),
+		Down:        b("next_turn"),
+		Top:         b("first_turn"),
+		Bottom:      b("last_turn"),
+		PageUp:      b("page_up"),
+		PageDown:    b("page_down"),
+		ToggleTool:  b("toggle_tools"),
+		Spans:       b("toggle_reminders"),
+		Copy:        b("copy_message"),
+		CopyRequest: b("copy_request"),
+		EditTurn:    b("edit"),
+		Regenerate:  b("regenerate"),
+		Correct:     b("correct"),
+		PrevVersion: b("previous_version"),
+		NextVersion: b("next_version"),
+		Rewind:      b("rewind"),
+		Checkpoint:  b("checkpoint"),
 
-		PresentNext: b("space", "play the next turn", " "),
-		PresentBack: b("backspace", "step back a turn", "backspace"),
+		Insp: inspectorKeys{
+			Up:       b("inspector_up"),
+			Down:     b("inspector_down"),
+			PageUp:   b("inspector_page_up"),
+			PageDown: b("inspector_page_down"),
+			Home:     b("inspector_top"),
+			End:      b("inspector_bottom"),
+			Enter:    b("inspector_enter"),
+			OnlyNew:  b("only_new"),
+		},
 
-		WouldSend: b("n", "Request: as recorded / would send", "n"),
+		PresentNext: b("present_next"),
+		PresentBack: b("present_back"),
 
-		ChatsOpen:   b("enter", "open", "enter"),
-		ChatsNew:    b("ctrl+n", "new chat", "ctrl+n"),
-		ChatsRename: b("ctrl+e/f2", "rename", "ctrl+e", "f2"),
-		ChatsDelete: b("ctrl+d", "delete (asks)", "ctrl+d"),
-		ChatsExport: b("ctrl+s", "export to a file", "ctrl+s"),
-		ChatsClose:  b("esc", "close", "esc"),
+		WouldSend: b("would_send"),
 
-		CloseHelp: b("esc/f1/?", "close help", "esc", "f1", "?", "q"),
+		ChatsOpen:   b("chats_open"),
+		ChatsNew:    b("chats_new"),
+		ChatsRename: b("chats_rename"),
+		ChatsDelete: b("chats_delete"),
+		ChatsExport: b("chats_export"),
+		ChatsClose:  b("chats_close"),
+
+		CloseHelp: b("close_help"),
 	}
-	names := [5]string{"Why", "Prompt", "Request", "Branches", "Usage"}
-	for i := range k.Tabs {
-		d := string(rune('1' + i))
-		k.Tabs[i] = b("alt+"+d, "tab "+names[i], "alt+"+d)
-		k.TabDigits[i] = b(d, "tab "+names[i]+" (outside the composer)", d)
+	names := [5]string{"why", "prompt", "request", "branches", "usage"}
+	for i, n := range names {
+		k.Tabs[i] = b("tab_" + n)
+		k.TabDigits[i] = b("tab_" + n + "_short")
 	}
 	return k
+}
+
+// useKeys gives the panes the keymap's keys. Rebindings keybind.Check refuses (the
+// config checked them: only a program embedding the workbench can pass such) leave the
+// default keys in force, and the status line says why.
+func (m *Model) useKeys() {
+	if probs := keybind.Check(m.opt.Keys); len(probs) > 0 {
+		m.keys = newKeyMap(nil)
+		m.lastErr = probs[0].Msg + " (the default keys are in force)"
+	}
+	m.insp.keys = m.keys.Insp
+	m.comp.SetKeys(m.keys)
 }
 
 // helpGroup is a titled list of bindings in the help overlay.

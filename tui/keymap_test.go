@@ -15,12 +15,18 @@ func TestEveryBindingIsInTheHelp(t *testing.T) {
 	v := newEnv(t)
 	m := newModel(t, v, v.chat(t, "", nil), 160, 60, Options{})
 	listed := map[string]bool{}
-	for _, g := range m.helpGroups() {
-		for _, b := range g.Keys {
-			listed[b.Help().Key+"\x00"+b.Help().Desc] = true
+	var helps []string
+	// The inspector's keys are in the help of the tab they act in.
+	for tab := range numTabs {
+		m.insp.SetTab(tab)
+		for _, g := range m.helpGroups() {
+			for _, b := range g.Keys {
+				listed[b.Help().Key+"\x00"+b.Help().Desc] = true
+			}
 		}
+		helps = append(helps, m.helpLines(200)...)
 	}
-	help := strings.Join(m.helpLines(200), "\n")
+	help := strings.Join(helps, "\n")
 	km := reflect.ValueOf(m.keys).Elem()
 	check := func(name string, b key.Binding) {
 		h := b.Help()
@@ -43,6 +49,11 @@ func TestEveryBindingIsInTheHelp(t *testing.T) {
 		case [5]key.Binding:
 			for _, x := range b {
 				check(name, x)
+			}
+		case inspectorKeys:
+			ik := reflect.ValueOf(b)
+			for j := range ik.NumField() {
+				check(name+"."+ik.Type().Field(j).Name, ik.Field(j).Interface().(key.Binding))
 			}
 		default:
 			t.Errorf("keyMap.%s is a %T: teach this test about it", name, b)

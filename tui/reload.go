@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -21,7 +23,7 @@ import (
 type reloader interface {
 	File() *ctxfile.File
 	Reload(ctx context.Context, file *ctxfile.File) error
-	Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error)
+	Reevaluation(file *ctxfile.File, progress func(done, total int)) func(context.Context) ([]engine.Trace, error)
 }
 
 // reloadState is the workbench's reload of the context file: the watch, the error
@@ -32,6 +34,10 @@ type reloadState struct {
 	file    *ctxfile.File
 	seq     int  // numbers reloads: a stale result is ignored
 	running bool // a reload is in flight
+	// progress is the re-evaluation of the reload in flight, as its Cmd counts it; done
+	// and total are what the status line shows, read from it on each progress tick.
+	progress    *reloadProgress
+	done, total int
 	// sentDuring is the seq of a reload in flight when the user sent: its re-evaluation,
 	// of the turns before the send, is not shown.
 	sentDuring int
@@ -125,8 +131,22 @@ func waitWatch(gen int, ch <-chan struct{}) tea.Cmd {
 	}
 }
 
+// reloadProgress counts the turns a reload's re-evaluation has done, for the status line.
+type reloadProgress struct{ done, total atomic.Int64 }
+
+// reloadTickMsg asks to show the progress of reload seq.
+type reloadTickMsg struct{ seq int }
+
+// reloadTick is the next progress tick of reload seq.
+func reloadTick(seq int) tea.Cmd {
+	return tea.Tick(reloadTickEvery, func(time.Time) tea.Msg { return reloadTickMsg{seq: seq} })
+}
+
+// reloadTickEvery is how often the status line shows a reload's progress.
+const reloadTickEvery = 100 * time.Millisecond
+
 // reload loads the context file again, off the UI loop: on success the chat moves to
-// it and its turns are re-evaluated under it.
+// it and its turns are re-evaluated under it, the status line counting them.
 func (m *Model) reload() tea.Cmd {
 	r, ok := m.chat.(reloader)
 	if !ok || m.rl.file == nil || m.rl.file.Path == "" {
@@ -139,26 +159,52 @@ func (m *Model) reload() tea.Cmd {
 	}
 	m.rl.seq++
 	m.rl.running = true
-	seq, mu, path := m.rl.seq, m.chatMu, m.rl.file.Path
-	return func() tea.Msg {
+	m.rl.progress, m.rl.done, m.rl.total = &reloadProgress{}, 0, 0
+	seq, mu, path, pr := m.rl.seq, m.chatMu, m.rl.file.Path, m.rl.progress
+	work := func() tea.Msg {
 		file, err := ctxfile.Load(path)
 		if err != nil {
 			return reloadedMsg{seq: seq, err: err}
 		}
-		ctx := context.Background()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
 		msg := reloadedMsg{seq: seq, file: file, digest: ctxapp.Digest(file.Sources())}
+		type result struct {
+			traces []engine.Trace
+			err    error
+		}
+		done := make(chan result, 1)
 		mu.Lock()
+		// The re-evaluation reads only the database and the branch as the chat has it
+		// now: it runs while the chat moves to the file, and after, while the chat is free
+		// (the draft's preview, a send).
+		reeval := r.Reevaluation(file, func(d, t int) { pr.done.Store(int64(d)); pr.total.Store(int64(t)) })
+		go func() {
+			traces, err := reeval(ctx)
+			done <- result{traces, err}
+		}()
 		msg.rerr = r.Reload(ctx, file)
 		msg.moved = msg.rerr == nil
-		reeval := r.Reevaluation(file)
 		mu.Unlock()
-		// The re-evaluation reads only the database: the chat is free meanwhile (the
-		// draft's preview, a send).
+		if !msg.moved {
+			cancel()
+		}
+		res := <-done
 		if msg.rerr == nil {
-			msg.traces, msg.rerr = reeval(ctx)
+			msg.traces, msg.rerr = res.traces, res.err
 		}
 		return msg
 	}
+	return tea.Batch(work, reloadTick(seq))
+}
+
+// reloadTicked shows the progress of the reload in flight, and asks for the next tick.
+func (m *Model) reloadTicked(msg reloadTickMsg) tea.Cmd {
+	if msg.seq != m.rl.seq || !m.rl.running || m.rl.progress == nil {
+		return nil
+	}
+	m.rl.done, m.rl.total = int(m.rl.progress.done.Load()), int(m.rl.progress.total.Load())
+	return reloadTick(msg.seq)
 }
 
 // reloaded takes a reload's result.
@@ -166,7 +212,7 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 	if msg.seq != m.rl.seq {
 		return nil
 	}
-	m.rl.running = false
+	m.rl.running, m.rl.progress = false, nil
 	if msg.err != nil {
 		m.rl.errs = diagLines(msg.err)
 		m.rl.errsFile = m.contextName()

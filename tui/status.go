@@ -99,7 +99,7 @@ func (m *Model) statusLines(w int) []string {
 	items := append([]string{th.Render(themes.Focus, area)}, shortKeys(th, keys)...)
 	line := " " + strings.Join(items, th.Render(themes.Muted, " · "))
 	if m.stream != nil {
-		line = " " + th.Render(themes.Warning, "streaming: esc or ctrl+c cancels") + th.Render(themes.Muted, " · ") + line[1:]
+		line = " " + th.Render(themes.Warning, "streaming: "+k.Esc.Help().Key+" or "+k.Quit.Help().Key+" cancels") + th.Render(themes.Muted, " · ") + line[1:]
 	}
 	out := []string{th.Render(themes.Status, fitLine(line, w))}
 	out = append(out, m.extraStatus(w)...)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
@@ -38,7 +39,8 @@ func benchReminders(n, every int) string {
 
 // BenchmarkReloadReevaluate: a context file of 200 reminders edited and reloaded, and
 // every turn of a 1,000-turn chat re-evaluated under it (what the workbench does off the
-// UI loop on a save: load, Chat.Reload, Chat.Reevaluate). Target: under 500 ms.
+// UI loop on a save: load, then Chat.Reevaluation started and Chat.Reload beside it).
+// Target: under 500 ms.
 func BenchmarkReloadReevaluate(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -85,17 +87,28 @@ func BenchmarkReloadReevaluate(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
+		// As the workbench does: the re-evaluation starts, and runs while the chat moves.
+		reeval := c.Reevaluation(f, nil)
+		type result struct {
+			traces []engine.Trace
+			err    error
+		}
+		done := make(chan result, 1)
+		go func() {
+			traces, err := reeval(ctx)
+			done <- result{traces, err}
+		}()
 		if err := c.Reload(ctx, f); err != nil {
 			b.Fatal(err)
 		}
 		t2 := time.Now()
-		traces, err := c.Reevaluate(ctx, f)
-		b.Logf("load %v reload %v reevaluate %v", t1.Sub(t0), t2.Sub(t1), time.Since(t2))
-		if err != nil {
-			b.Fatal(err)
+		res := <-done
+		b.Logf("load %v reload %v (beside the re-evaluation) all %v", t1.Sub(t0), t2.Sub(t1), time.Since(t0))
+		if res.err != nil {
+			b.Fatal(res.err)
 		}
-		if len(traces) != 1000 {
-			b.Fatalf("got %d traces, want 1000", len(traces))
+		if len(res.traces) != 1000 {
+			b.Fatalf("got %d traces, want 1000", len(res.traces))
 		}
 	}
 }

@@ -28,7 +28,8 @@ func (c *Chat) recordAfter(ctx context.Context) func(*engine.TurnResult, error) 
 }
 
 // Reload puts the chat on another context file (a reloaded one): a new engine over the
-// same database and settings, the chat reopened on it. A saved chat keeps the branch the
+// same database and settings, the chat reopened on it (engine.Reopen: its branches are not
+// read again unless another writer moved them). A saved chat keeps the branch the
 // session has loaded; a chat not saved yet stays new, with its id and title. The file's
 // path is recorded on a saved chat (see Workspace.ChatContext). On error the chat stays
 // on its old file.
@@ -45,7 +46,7 @@ func (c *Chat) Reload(ctx context.Context, file *ctxfile.File) error {
 		return nil
 	}
 	branch := c.sess.Branch()
-	sess, err := e.Open(ctx, c.ID())
+	sess, err := e.Reopen(ctx, c.sess) // what the session holds is read again only if it moved
 	if err != nil {
 		return fmt.Errorf("reload %s: %w", file.Path, err)
 	}
@@ -84,21 +85,40 @@ func (c *Chat) recordContext(ctx context.Context) error {
 // with re-evaluation): each decision that changes carries Was, and what the file no
 // longer has is in Removed. A chat not saved yet has none.
 func (c *Chat) Reevaluate(ctx context.Context, file *ctxfile.File) ([]engine.Trace, error) {
-	return c.Reevaluation(file)(ctx)
+	return c.Reevaluation(file, nil)(ctx)
 }
 
 // Reevaluation returns Reevaluate for the chat as it is now, to run later without the
-// chat: it reads only the database, so it can run while the chat sends (the branch
-// re-evaluated is the one active in the database when it runs).
-func (c *Chat) Reevaluation(file *ctxfile.File) func(context.Context) ([]engine.Trace, error) {
-	saved, id, w := c.sess.Saved(), c.ID(), c.w
+// chat, so it can run while the chat moves to the file (Reload) or sends: it re-evaluates
+// the branch the chat's session has loaded, on the messages it has loaded (only the turn
+// records are read from the database), with an engine of its own for file, as replay
+// --context does. progress (nil: none) is called from the goroutine that runs it after
+// each turn, with the turns done and their number.
+func (c *Chat) Reevaluation(file *ctxfile.File, progress func(done, total int)) func(context.Context) ([]engine.Trace, error) {
+	if !c.sess.Saved() {
+		return func(context.Context) ([]engine.Trace, error) { return nil, nil }
+	}
+	w, ch, branch, n := c.w, c.sess.Chat(), c.sess.Branch(), c.sess.TurnCount()
+	msgs := c.sess.Messages()
+	path := make([]chat.Message, len(msgs))
+	for i, m := range msgs {
+		path[i] = *m
+	}
 	return func(ctx context.Context) ([]engine.Trace, error) {
-		if !saved {
-			return nil, nil
+		s, err := w.Settings(file, true)
+		if err != nil {
+			return nil, err
 		}
-		var out []engine.Trace
-		err := w.Replay(ctx, id, file, func(t *engine.Trace) error {
+		e, err := w.Engine(file, s)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]engine.Trace, 0, n)
+		err = e.ReplayPath(ctx, ch, branch, path, true, func(t *engine.Trace) error {
 			out = append(out, *t)
+			if progress != nil {
+				progress(len(out), max(n, len(out)))
+			}
 			return nil
 		})
 		return out, err

@@ -36,6 +36,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/yamlx"
 	"github.com/ctxlab/ctxlab/llm/tokens"
+	"github.com/ctxlab/ctxlab/tui/keybind"
 )
 
 // DefaultBaseURL is where an API key with no base URL is sent.
@@ -115,6 +116,9 @@ type Settings struct {
 	ConnectTimeout    Setting[time.Duration]
 	FirstTokenTimeout Setting[time.Duration]
 	IdleTimeout       Setting[time.Duration]
+	// Keys are the config file's rebindings of the workbench's keys (checked), in file
+	// order; nil when it has none.
+	Keys []keybind.Binding
 	// Profile is the config profile used, if any; ConfigFile the config file read, if any.
 	Profile    Setting[string]
 	ConfigFile string
@@ -245,6 +249,7 @@ func Resolve(in Inputs) (Settings, error) {
 	cfgSrc := ""
 	if file != nil {
 		s.ConfigFile, s.configShown = file.Path, displayPath(file.Path, lookup)
+		s.Keys = file.Keys
 	}
 	if s.Profile.IsSet() {
 		cfgSrc = "config " + displayPath(file.Path, lookup) + " profile " + prof.Name

@@ -16,6 +16,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/yamlx"
 	"github.com/ctxlab/ctxlab/llm/tokens"
+	"github.com/ctxlab/ctxlab/tui/keybind"
 )
 
 // File is a parsed config file:
@@ -36,10 +37,15 @@ import (
 //	    connect_timeout: 10s             # the client's timeouts (defaults 10s, 60s, 30s)
 //	    first_token_timeout: 5m
 //	    idle_timeout: 30s
+//	keys:                                # the workbench's keys (tui/keybind names the actions)
+//	  send: ctrl+s
+//	  regenerate: [r, ctrl+g]
 type File struct {
 	Path           string
 	DefaultProfile string
 	Profiles       map[string]*Profile
+	// Keys rebind the workbench's actions, in file order, checked (keybind.Check).
+	Keys []keybind.Binding
 }
 
 // Profile is a named set of model settings of a config file. Zero values are unset.
@@ -72,7 +78,7 @@ func (f *File) Names() []string {
 }
 
 var (
-	fileKeys    = []string{"default_profile", "profiles"}
+	fileKeys    = []string{"default_profile", "profiles", "keys"}
 	profileKeys = []string{"base_url", "model", "api_key_env", "api_key_cmd", "temperature", "top_p", "max_tokens", "seed", "tokenizer", "prices",
 		"connect_timeout", "first_token_timeout", "idle_timeout"}
 	priceKeys = []string{"input", "cached_input", "output"}
@@ -102,6 +108,8 @@ func Parse(path string, data []byte) (*File, error) {
 			for _, p := range fields(r, e.Value, "profiles", nil) {
 				f.Profiles[p.Key.Value] = profile(r, p.Value, p.Key.Value)
 			}
+		case "keys":
+			f.Keys = keys(r, e.Value)
 		}
 	}
 	if defaultNode != nil && f.DefaultProfile != "" && f.Profiles[f.DefaultProfile] == nil {

@@ -26,6 +26,12 @@ const ReasonNotInFile = "not_in_file"
 // longer has are listed in Removed. The reply, reported usage, cost and latency stay as
 // recorded. Replay never writes to the chat.
 func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn func(*Trace) error) error {
+	return e.replay(ctx, chatID, reevaluate, true, fn)
+}
+
+// replay is Replay; without decisions, a replay as recorded reads no decisions and leaves
+// each trace's Decisions nil (ReplayRecorded).
+func (e *Engine) replay(ctx context.Context, chatID string, reevaluate, decisions bool, fn func(*Trace) error) error {
 	c, err := e.store.Chat(ctx, chatID)
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
@@ -38,7 +44,7 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	turns, err := e.store.CompleteTurns(ctx, chatID, path)
+	turns, err := e.pathTurns(ctx, chatID, path, decisions || reevaluate)
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
@@ -78,8 +84,10 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 			sent, fired, err = s.reevaluate(tr, &t, user)
 		} else {
 			tr.Request = s.rebuild(&t, user)
-			tr.Decisions = []Decision{}
-			err = decodeRecorded(&t, &tr.Decisions)
+			if decisions {
+				tr.Decisions = []Decision{}
+				err = decodeRecorded(&t, &tr.Decisions)
+			}
 		}
 		if err != nil {
 			return err

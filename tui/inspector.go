@@ -46,6 +46,7 @@ type turnView struct {
 	Trace   *engine.Trace // the turn's trace: recorded (replay), just sent, or a preview
 	Prev    *engine.Trace // the previous turn's trace on the branch (for the Request diff), or nil
 	Preview bool          // Trace is the PREVIEW of the draft (nothing sent)
+	Loop    *turnLoop     // the requests of the turn's tool loop (nil: its one request)
 	Note    string        // a line pinned above the tab's own (a reload's re-evaluation)
 }
 

@@ -41,17 +41,18 @@ type TurnDetail struct {
 }
 
 // TurnDetail reads the decisions of the turn whose light trace is t and rebuilds the
-// requests of its tool loop, from the turn's record and its reply on the active branch.
+// requests of its tool loop, from the turn's record and its reply in the database. It
+// reads only the database (t names the chat): it may run while the chat sends a turn.
 func (c *Chat) TurnDetail(ctx context.Context, t *engine.Trace) (TurnDetail, error) {
 	d := TurnDetail{Decisions: []engine.Decision{}, Requests: []chat.Request{t.Request}}
-	if t.NotRecorded || !c.sess.Saved() {
+	if t.NotRecorded || t.ChatID == "" {
 		return d, nil
 	}
 	at := t.AssistantMessageID
 	if at == "" {
 		at = t.UserMessageID
 	}
-	turns, err := c.w.db.TurnsByMessage(ctx, c.ID(), at, store.DetailRequest|store.DetailDecisions)
+	turns, err := c.w.db.TurnsByMessage(ctx, t.ChatID, at, store.DetailStats|store.DetailRequest|store.DetailDecisions)
 	if err != nil {
 		return d, fmt.Errorf("turn %d: %w", t.Turn, err)
 	}
@@ -69,12 +70,11 @@ func (c *Chat) TurnDetail(ctx context.Context, t *engine.Trace) (TurnDetail, err
 	}
 	var reply *chat.Message
 	if t.AssistantMessageID != "" {
-		for _, m := range c.sess.Messages() {
-			if m.ID == t.AssistantMessageID {
-				reply = m
-				break
-			}
+		m, err := c.w.db.Message(ctx, t.ChatID, t.AssistantMessageID)
+		if err != nil {
+			return d, fmt.Errorf("turn %d: %w", t.Turn, err)
 		}
+		reply = &m
 	}
 	d.Requests = LoopRequests(t.Request, rec.Request.SystemInject, reply, rec.FinishReason)
 	return d, nil

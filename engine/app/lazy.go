@@ -1,8 +1,10 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -22,11 +24,51 @@ func (c *Chat) LightTraces(ctx context.Context) ([]engine.Trace, error) {
 		return nil, err
 	}
 	var out []engine.Trace
+	var shared sharedTurn
 	err = e.ReplayRecorded(ctx, c.ID(), func(t *engine.Trace) error {
+		shared.share(t)
 		out = append(out, *t)
 		return nil
 	})
 	return out, err
+}
+
+// sharedTurn is what consecutive traces of a chat usually have in common, decoded again
+// from each turn's record: the system prompt, the model and the tools. A long chat's
+// traces share one copy of each (one of a 10,000-message chat's largest costs in memory).
+type sharedTurn struct {
+	system, model string
+	tools         []chat.WireTool
+}
+
+// share makes t use the copies of s where they are equal, and keeps t's otherwise.
+func (s *sharedTurn) share(t *engine.Trace) {
+	if t.SystemPrompt == s.system {
+		t.SystemPrompt = s.system
+	} else {
+		s.system = t.SystemPrompt
+	}
+	if m := t.Request.Messages; len(m) > 0 && m[0].Role == chat.RoleSystem && m[0].Content == s.system {
+		m[0].Content = s.system // the first message of the branch's shared history
+	}
+	if t.Request.Model == s.model {
+		t.Request.Model = s.model
+	} else {
+		s.model = t.Request.Model
+	}
+	if sameTools(t.Request.Tools, s.tools) {
+		t.Request.Tools = s.tools
+	} else {
+		s.tools = t.Request.Tools
+	}
+}
+
+// sameTools reports whether two tool lists are equal.
+func sameTools(a, b []chat.WireTool) bool {
+	return slices.EqualFunc(a, b, func(x, y chat.WireTool) bool {
+		return x.Type == y.Type && x.Function.Name == y.Function.Name && x.Function.Description == y.Function.Description &&
+			bytes.Equal(x.Function.Parameters, y.Function.Parameters)
+	})
 }
 
 // TurnDetail is what a viewer shows of one turn beyond its light trace.

@@ -184,6 +184,7 @@ func New(opt Options) *Model {
 		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{},
 		loops: map[string]*turnLoop{}, details: map[string]bool{}, notice: opt.Notice}
 	m.comp.Focus()
+	m.insp.loopKey = &m.keys.NextRequest
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()
 	m.scripted = opt.Chat.Scripted()
@@ -781,6 +782,7 @@ func (m *Model) View() string {
 	if w < 60 || h < 16 {
 		return m.tooSmall(w, h)
 	}
+	m.syncInspector() // the status line shows the keys of the turn on screen
 	status := m.statusLines(w)
 	header := m.headerLine(w)
 	bodyH := h - 1 - len(status)

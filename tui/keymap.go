@@ -37,6 +37,8 @@ type keyMap struct {
 
 	// Inspector, after a reload: the Request tab as recorded or as the file would send.
 	WouldSend key.Binding
+	// Inspector, Request tab: the next request of a tool loop.
+	NextRequest key.Binding
 
 	// The chats overlay (ctrl+o).
 	ChatsOpen, ChatsNew, ChatsRename, ChatsDelete, ChatsExport, ChatsClose key.Binding
@@ -89,7 +91,8 @@ func newKeyMap() *keyMap {
 		PresentNext: b("space", "play the next turn", " "),
 		PresentBack: b("backspace", "step back a turn", "backspace"),
 
-		WouldSend: b("n", "Request: as recorded / would send", "n"),
+		WouldSend:   b("n", "Request: as recorded / would send", "n"),
+		NextRequest: b("t", "Request: the loop's next request", "t"),
 
 		ChatsOpen:   b("enter", "open", "enter"),
 		ChatsNew:    b("ctrl+n", "new chat", "ctrl+n"),

@@ -44,16 +44,20 @@ func benchLongChat(b *testing.B, turns int) (db string, file *ctxfile.File, id s
 }
 
 // BenchmarkOpenChat10k times each step of opening a saved 10,000-message chat as the
-// workbench does before its first frame: the database (Open, which checks the
-// migrations), the settings and the engine, and the chat (OpenChat: its active branch's
+// workbench does before its first frame: the context file (the demo's, with its skills),
+// the database (Open, which checks the migrations), the settings and the engine, and the chat (OpenChat: its active branch's
 // path and light turn records); then what it reads after the first frame: the light
 // traces of every turn (LightTraces), and the detail of the last turn (TurnDetail: its
 // decisions and loop requests), which the inspector shows first.
 func BenchmarkOpenChat10k(b *testing.B) {
 	db, file, id := benchLongChat(b, 5000)
 	ctx := context.Background()
-	var open, engine, chat, light, detail time.Duration
+	var load, open, engine, chat, light, detail time.Duration
 	for b.Loop() {
+		t0 := time.Now()
+		if _, err := ctxfile.Load("../../testdata/demo/support.ctx.yaml"); err != nil {
+			b.Fatal(err)
+		}
 		start := time.Now()
 		w, err := Open(ctx, Options{DB: db})
 		if err != nil {
@@ -84,10 +88,12 @@ func BenchmarkOpenChat10k(b *testing.B) {
 			b.Fatalf("the last turn's detail: %d decisions, %v", len(d.Decisions), err)
 		}
 		t5 := time.Now()
+		load += start.Sub(t0)
 		open, engine, chat, light, detail = open+t1.Sub(start), engine+t2.Sub(t1), chat+t3.Sub(t2), light+t4.Sub(t3), detail+t5.Sub(t4)
 		w.Close()
 	}
 	n := float64(b.N) * float64(time.Millisecond)
+	b.ReportMetric(float64(load)/n, "context-ms")
 	b.ReportMetric(float64(open)/n, "open-ms")
 	b.ReportMetric(float64(engine)/n, "engine-ms")
 	b.ReportMetric(float64(chat)/n, "chat-ms")

@@ -94,7 +94,7 @@ func (c *Chat) TurnDetail(ctx context.Context, t *engine.Trace) (TurnDetail, err
 	if at == "" {
 		at = t.UserMessageID
 	}
-	turns, err := c.w.db.TurnsByMessage(ctx, t.ChatID, at, store.DetailStats|store.DetailRequest|store.DetailDecisions)
+	turns, err := c.w.db.TurnsAt(ctx, t.ChatID, at, store.DetailStats|store.DetailRequest|store.DetailDecisions)
 	if err != nil {
 		return d, fmt.Errorf("turn %d: %w", t.Turn, err)
 	}

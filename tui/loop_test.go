@@ -5,8 +5,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -125,4 +127,27 @@ func TestRequestTabOneRequest(t *testing.T) {
 	if slices.ContainsFunc(m.insp.Keys(), func(b key.Binding) bool { return b.Help().Key == "t" }) {
 		t.Error("the inspector's keys offer t on a turn of one request")
 	}
+}
+
+// TestRequestTabLiveLoop: while a turn's tool loop streams, the Request tab shows the
+// requests sent so far, from the turn's events.
+func TestRequestTabLiveLoop(t *testing.T) {
+	v := newEnv(t)
+	words := make([]string, 200)
+	for i := range words {
+		words[i] = "word "
+	}
+	model := &streamModel{pause: 20 * time.Millisecond, turns: [][]step{{
+		{tools: []chat.WireToolCall{toolCall("call_1", "run_sql", `{"query":"select 1"}`)}, failAfter: -1},
+		textStep(append([]string{"Counting "}, words...)...),
+	}}}
+	c := v.chat(t, "", model)
+	tm := startFlow(t, v, c)
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("3"), Alt: true}) // the Request tab
+	tm.Type("count the rows")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitOutput(t, tm, "Counting", "request 1/2 of the tool loop")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc}) // cancel: the partial reply is saved
+	waitOutput(t, tm, "interrupted")
+	quit(t, tm)
 }

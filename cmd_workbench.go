@@ -132,8 +132,12 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		dbFlag = ":memory:"
 	}
 	path, builtIn := wf.context, false
+	var ws *ctxapp.Workspace // the database, when it was opened to read the recorded file
 	if path == "" && !demo {
-		path = a.recordedContext(ctx, wf) // the file a saved chat was last used with
+		path, ws = a.recordedContext(ctx, wf) // the file a saved chat was last used with
+		if ws != nil {
+			closers = append(closers, func() { ws.Close() })
+		}
 	}
 	if path == "" && !demo {
 		if _, err := os.Stat("ctxlab.ctx.yaml"); err == nil {
@@ -161,11 +165,12 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
 		return opt, cleanup, &usageError{notTerminalError}
 	}
-	ws, err := ctxapp.Open(ctx, ctxapp.Options{DB: dbFlag, Flags: a.workbenchModelFlags()})
-	if err != nil {
-		return opt, cleanup, err
+	if ws == nil {
+		if ws, err = ctxapp.Open(ctx, ctxapp.Options{DB: dbFlag, Flags: a.workbenchModelFlags()}); err != nil {
+			return opt, cleanup, err
+		}
+		closers = append(closers, func() { ws.Close() })
 	}
-	closers = append(closers, func() { ws.Close() })
 	s, err := ws.Settings(file, false)
 	if err != nil {
 		return opt, cleanup, err

@@ -123,7 +123,8 @@ func timeScreen(tb testing.TB, p *pane, timeout time.Duration, ok func(string) b
 }
 
 // BenchmarkWorkbenchProcess10k times the whole process opening a saved 10,000-message
-// chat (5,000 turns committed through the engine once) in tmux at 160x50, from the process's
+// chat (5,000 turns committed through the engine once), `ctxlab --db X --chat ID` (the
+// context file the chat recorded), in tmux at 160x50, from the process's
 // start (the clock a wrapper records just before it execs the binary, see startTimed; the
 // tmux server is already up) to the first capture showing the header and the last turn
 // (first-ms), and to the first showing the turns' recorded numbers, loaded after the first
@@ -146,7 +147,7 @@ func BenchmarkWorkbenchProcess10k(b *testing.B) {
 	var rss, rssScrolled []float64
 	for b.Loop() {
 		b.StopTimer() // the tmux server's start is not the process's
-		p, started := startTimed(b, tmux, bin, 160, 50, env, "--db", db, "--chat", id, "--context", "testdata/demo/support.ctx.yaml", "--theme", "mono")
+		p, started := startTimed(b, tmux, bin, 160, 50, env, "--db", db, "--chat", id, "--theme", "mono")
 		b.StartTimer()
 		first, _ := timeScreen(b, p, e2eTimeout, func(s string) bool {
 			return strings.Contains(s, "ctxlab · question 0 about the schema") && strings.Contains(s, "turn 5000")

@@ -106,8 +106,10 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 	}
 	opt.Theme = th
 	opt.Present = wf.present
+	drawn := make(chan struct{})
+	opt.FirstFrame = drawn
 	m := tui.New(opt)
-	p := tea.NewProgram(&firstFrame{Model: m, drawn: collect}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	p := tea.NewProgram(&firstFrame{Model: m, drawn: func() { collect(); closeOnce(drawn) }}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
 	_, err = p.Run()
 	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
@@ -285,6 +287,15 @@ func pauseCollector() func() {
 	prev := debug.SetGCPercent(-1)
 	var once sync.Once
 	return func() { once.Do(func() { debug.SetGCPercent(prev) }) }
+}
+
+// closeOnce closes ch unless it is closed.
+func closeOnce(ch chan struct{}) {
+	select {
+	case <-ch:
+	default:
+		close(ch)
+	}
 }
 
 // firstFrame is the workbench's model, which calls drawn once it has drawn its first frame

@@ -78,7 +78,14 @@ type Options struct {
 	// Now is the clock (nil: time.Now); Location the zone of times shown (nil: local).
 	Now      func() time.Time
 	Location *time.Location
+	// FirstFrame, when set, is closed once the program has drawn its first frame: the
+	// traces of the chat opened are read after it (or after firstFrameWait), so that on a
+	// long chat their read, which the first frame does not need, does not compete with it.
+	FirstFrame <-chan struct{}
 }
+
+// firstFrameWait bounds the wait for Options.FirstFrame.
+const firstFrameWait = 250 * time.Millisecond
 
 // area is a focusable part of the screen.
 type area int
@@ -203,8 +210,22 @@ func (m *Model) Close() {
 	m.sending.Wait()
 }
 
-// Init loads the chat's traces, branches and cost.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(true), m.initExtras()) }
+// Init loads the chat's traces (after the first frame, with Options.FirstFrame),
+// branches and cost.
+func (m *Model) Init() tea.Cmd {
+	load := m.load(true)
+	if ch := m.opt.FirstFrame; ch != nil {
+		read := load
+		load = func() tea.Msg {
+			select {
+			case <-ch:
+			case <-time.After(firstFrameWait):
+			}
+			return read()
+		}
+	}
+	return tea.Batch(load, m.initExtras())
+}
 
 // loadedMsg is what a load read from the chat.
 type loadedMsg struct {

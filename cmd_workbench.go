@@ -109,6 +109,13 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 	drawn := make(chan struct{})
 	opt.FirstFrame = drawn
 	m := tui.New(opt)
+	// The program draws a first frame before it reads the window's size: with the size
+	// known, that frame is the whole screen, not an empty one followed by the screen.
+	if f, ok := a.stdout.(*os.File); ok {
+		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 && h > 0 {
+			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+		}
+	}
 	p := tea.NewProgram(&firstFrame{Model: m, drawn: func() { collect(); closeOnce(drawn) }}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
 	_, err = p.Run()

@@ -22,30 +22,30 @@ func workbenchLibrary(ws *ctxapp.Workspace, s ctxapp.Settings, model engine.Repl
 
 // recordedContext returns the context file recorded on the chat the workbench is asked to
 // open (--chat ID, or --continue), "" when there is none, it no longer exists, or the
-// database cannot tell. It opens the database only if it exists.
-func (a *app) recordedContext(ctx context.Context, wf workbenchFlags) string {
+// database cannot tell. It opens the database only if it exists, and returns it open (the
+// caller closes it; nil when it did not open it), so the workbench does not open it twice.
+func (a *app) recordedContext(ctx context.Context, wf workbenchFlags) (string, *ctxapp.Workspace) {
 	if wf.chat == "" && !wf.cont {
-		return ""
+		return "", nil
 	}
 	ws, err := ctxapp.OpenSaved(ctx, ctxapp.Options{DB: a.flags.db, Flags: a.workbenchModelFlags()})
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	defer ws.Close()
 	id := wf.chat
 	if id != "" {
 		if id, err = ws.ResolveChat(ctx, id); err != nil {
-			return "" // the workbench says why when it opens the chat
+			return "", ws // the workbench says why when it opens the chat
 		}
 	} else if id, err = ws.LastChat(ctx); err != nil || id == "" {
-		return ""
+		return "", ws
 	}
 	path, err := ws.ChatContext(ctx, id)
 	if err != nil || path == "" {
-		return ""
+		return "", ws
 	}
 	if _, err := os.Stat(path); err != nil {
-		return ""
+		return "", ws
 	}
-	return path
+	return path, ws
 }

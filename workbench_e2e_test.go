@@ -280,11 +280,60 @@ func TestWorkbenchTmuxTwoTurns(t *testing.T) {
 		return strings.Contains(in, "turn 2") && reportedPromptRe.MatchString(in) && reportedCompletionRe.MatchString(in)
 	})
 
+	// Turn 2 sent two requests: the tool call's result went back in the second.
+	p.keys("3")
+	focusInspector(t, p)
+	secondRequest(t, p)
+
 	p.keys("C-c")
 	waitFor(t, p, "ctxlab exited: 0", e2eTimeout)
 
 	checkSaved(t, s.db)
 	noKey(t, s.db, liveRun{stdout: p.capture(), stderr: p.lastWords()})
+
+	// Opened again, the last turn's requests are rebuilt from the database.
+	again := startPane(t, s.tmux, s.bin, 160, 45, s.env, append(s.args(), "--continue")...)
+	waitFor(t, again, "Paris is at 293 kelvin", e2eTimeout)
+	again.keys("Tab") // the transcript
+	waitFor(t, again, " transcript · ", e2eTimeout)
+	again.keys("3")
+	focusInspector(t, again)
+	secondRequest(t, again)
+	again.keys("C-c")
+	waitFor(t, again, "ctxlab exited: 0", e2eTimeout)
+}
+
+// focusInspector moves the focus from the transcript to the inspector.
+func focusInspector(t *testing.T, p *pane) {
+	t.Helper()
+	waitFor(t, p, "[Request]", e2eTimeout)
+	p.keys("Tab")
+	waitFor(t, p, " inspector · ", e2eTimeout)
+}
+
+// secondRequest checks that the Request tab (focused) shows turn 2 as the first of two
+// requests, then, after t, the second, which sends the tool call's result back (d: what
+// it adds to the first).
+func secondRequest(t *testing.T, p *pane) {
+	t.Helper()
+	waitUntil(t, p, "turn 2's first request in Request", e2eTimeout, func(s string) bool {
+		in := inspectorColumn(s)
+		return strings.Contains(in, "turn 2") && strings.Contains(in, "request 1/2 of the tool loop")
+	})
+	p.keys("t")
+	waitFor(t, p, "request 2/2 of the tool loop", e2eTimeout)
+	p.keys("d")
+	screen := waitUntil(t, p, "what turn 2's second request adds", e2eTimeout, func(s string) bool {
+		in := inspectorColumn(s)
+		return strings.Contains(in, "request 2/2 of the tool loop") && strings.Contains(in, "only what is new since request 1")
+	})
+	in := inspectorColumn(screen)
+	for _, want := range []string{`"tool_call_id": "call_temp_1"`, `"name": "get_temperature"`, `kelvin`} {
+		if !strings.Contains(in, want) {
+			t.Errorf("turn 2's second request lacks %s:\n%s", want, in)
+		}
+	}
+	p.keys("d")
 }
 
 // checkSaved opens the database the workbench wrote and checks its one chat holds both

@@ -26,6 +26,12 @@ const ReasonNotInFile = "not_in_file"
 // longer has are listed in Removed. The reply, reported usage, cost and latency stay as
 // recorded. Replay never writes to the chat.
 func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn func(*Trace) error) error {
+	return e.replay(ctx, chatID, reevaluate, true, fn)
+}
+
+// replay is Replay; without decisions, a replay as recorded reads no decisions and leaves
+// each trace's Decisions nil (ReplayRecorded).
+func (e *Engine) replay(ctx context.Context, chatID string, reevaluate, decisions bool, fn func(*Trace) error) error {
 	c, err := e.store.Chat(ctx, chatID)
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
@@ -38,7 +44,7 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 	if err != nil {
 		return fmt.Errorf("replay chat %q: %w", chatID, err)
 	}
-	return e.ReplayPath(ctx, c, b.Name, path, reevaluate, fn)
+	return e.replayPath(ctx, c, b.Name, path, reevaluate, decisions, fn)
 }
 
 // ReplayPath is Replay over a path the caller has already read: the messages of branch
@@ -50,6 +56,12 @@ func (e *Engine) Replay(ctx context.Context, chatID string, reevaluate bool, fn 
 // ahead of the turn being planned: the planning itself stays in order, since each turn's
 // counters and latches follow what the new file fired on the turns before it.
 func (e *Engine) ReplayPath(ctx context.Context, c chat.Chat, branch string, path []chat.Message, reevaluate bool, fn func(*Trace) error) error {
+	return e.replayPath(ctx, c, branch, path, reevaluate, true, fn)
+}
+
+// replayPath is ReplayPath; without decisions (and not re-evaluating), a store that can
+// leaves the decisions out of the turn records, and each trace's Decisions is nil.
+func (e *Engine) replayPath(ctx context.Context, c chat.Chat, branch string, path []chat.Message, reevaluate, decisions bool, fn func(*Trace) error) error {
 	var turns []chat.Turn
 	var pre *predecoded
 	var err error
@@ -65,6 +77,8 @@ func (e *Engine) ReplayPath(ctx context.Context, c chat.Chat, branch string, pat
 		if turns, err = e.store.CompleteTurns(ctx, c.ID, path); err == nil {
 			pre = predecode(func() ([]chat.Turn, error) { return turns, nil })
 		}
+	case !decisions && parts:
+		turns, err = pr.PathTurnsWith(ctx, c.ID, path, chat.DetailStats|chat.DetailRequest)
 	default:
 		turns, err = e.store.CompleteTurns(ctx, c.ID, path)
 	}
@@ -116,9 +130,11 @@ func (e *Engine) ReplayPath(ctx context.Context, c chat.Chat, branch string, pat
 			sent, fired = s.reevaluate(tr, &t, user, was)
 		} else {
 			tr.Request = s.rebuild(&t, user)
-			tr.Decisions = []Decision{}
-			if err := decodeRecorded(&t, &tr.Decisions); err != nil {
-				return err
+			if decisions {
+				tr.Decisions = []Decision{}
+				if err := decodeRecorded(&t, &tr.Decisions); err != nil {
+					return err
+				}
 			}
 		}
 		if tr.NotRecorded {

@@ -19,6 +19,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
@@ -35,7 +36,10 @@ type Chat interface {
 	Send(ctx context.Context, text string, emit func(engine.Event)) (*engine.TurnResult, error)
 	SendScripted(ctx context.Context, text, reply string, emit func(engine.Event)) (*engine.TurnResult, error)
 	SendUnanswered(ctx context.Context, text string) error
-	Traces(ctx context.Context) ([]engine.Trace, error)
+	// LightTraces are the recorded traces of the active branch without their decisions
+	// (nil); TurnDetail reads one turn's, with the requests of its tool loop.
+	LightTraces(ctx context.Context) ([]engine.Trace, error)
+	TurnDetail(ctx context.Context, t *engine.Trace) (ctxapp.TurnDetail, error)
 	Branches(ctx context.Context) ([]chat.BranchInfo, error)
 	Switch(ctx context.Context, name string) error
 	Usage() chat.Usage
@@ -78,7 +82,14 @@ type Options struct {
 	// Now is the clock (nil: time.Now); Location the zone of times shown (nil: local).
 	Now      func() time.Time
 	Location *time.Location
+	// FirstFrame, when set, is closed once the program has drawn its first frame: the
+	// traces of the chat opened are read after it (or after firstFrameWait), so that on a
+	// long chat their read, which the first frame does not need, does not compete with it.
+	FirstFrame <-chan struct{}
 }
+
+// firstFrameWait bounds the wait for Options.FirstFrame.
+const firstFrameWait = 250 * time.Millisecond
 
 // area is a focusable part of the screen.
 type area int
@@ -125,10 +136,17 @@ type Model struct {
 	usage    chat.Usage
 	cost     float64
 	costOK   bool
-	traces   map[string]*engine.Trace // by user message id
+	// traces are the recorded traces by user message id; read without their decisions
+	// (nil), which are read for the turn the inspector shows (detail.go).
+	traces map[string]*engine.Trace
 	// sent are the traces of the turns sent in this session, as sent.
 	sent    map[string]*engine.Trace
 	loadSeq int
+	// loops are the requests of each turn's tool loop, by user message id: from the
+	// events of a turn sent, or read with the turn's decisions; details are the reads in
+	// flight or failed (detail.go).
+	loops   map[string]*turnLoop
+	details map[string]bool
 
 	// The stream of the turn being sent.
 	stream *stream
@@ -174,9 +192,11 @@ func New(opt Options) *Model {
 	sp := spinner.New(spinner.WithSpinner(spinner.Dot))
 	m := &Model{opt: opt, chat: opt.Chat, th: th, keys: newKeyMap(opt.Keys), now: now,
 		tr: newTranscript(th, loc, now), comp: newComposer(th), insp: newInspector(th), spin: sp,
-		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{}, notice: opt.Notice}
+		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{},
+		loops: map[string]*turnLoop{}, details: map[string]bool{}, notice: opt.Notice}
 	m.useKeys()
 	m.comp.Focus()
+	m.insp.loopKey = &m.keys.NextRequest
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()
 	m.scripted = opt.Chat.Scripted()
@@ -195,8 +215,22 @@ func (m *Model) Close() {
 	m.sending.Wait()
 }
 
-// Init loads the chat's traces, branches and cost.
-func (m *Model) Init() tea.Cmd { return tea.Batch(m.load(true), m.initExtras()) }
+// Init loads the chat's traces (after the first frame, with Options.FirstFrame),
+// branches and cost.
+func (m *Model) Init() tea.Cmd {
+	load := m.load(true)
+	if ch := m.opt.FirstFrame; ch != nil {
+		read := load
+		load = func() tea.Msg {
+			select {
+			case <-ch:
+			case <-time.After(firstFrameWait):
+			}
+			return read()
+		}
+	}
+	return tea.Batch(load, m.initExtras())
+}
 
 // loadedMsg is what a load read from the chat.
 type loadedMsg struct {
@@ -234,7 +268,7 @@ func (m *Model) load(traces bool) tea.Cmd {
 		var err error
 		if s.Saved() {
 			if traces {
-				if msg.traces, err = c.Traces(ctx); err != nil {
+				if msg.traces, err = c.LightTraces(ctx); err != nil {
 					errs = append(errs, err.Error())
 				}
 			}
@@ -291,8 +325,17 @@ type editorMsg struct {
 	err  error
 }
 
-// Update handles a message.
+// Update handles a message, then reads the decisions of the turn the inspector shows when
+// they are not read yet.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	_, cmd := m.update(msg)
+	if d := m.readDetail(); d != nil {
+		cmd = tea.Batch(cmd, d)
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.hgt = msg.Width, msg.Height
@@ -310,6 +353,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case loadedMsg:
 		return m, m.loaded(msg)
+	case detailMsg:
+		m.detailRead(msg)
+		return m, nil
+	case detailsMsg:
+		for _, d := range msg {
+			m.detailRead(d)
+		}
+		return m, nil
 	case previewMsg:
 		m.previewInFlight = false
 		if msg.seq == m.previewSeq && msg.text == m.comp.Draft() {
@@ -382,6 +433,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 				m.traces[id] = t
 			}
 		}
+		m.forgetDetails()
 	}
 	m.tr.SetTraces(m.traces)
 	if m.stream == nil {
@@ -396,7 +448,11 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 		}
 	}
 	m.preview, m.previewText = nil, ""
-	return tea.Batch(m.startPreview(), m.branchLoaded())
+	details := m.readHeaderDetails()
+	if m.opt.Present {
+		details = m.readAllDetails()
+	}
+	return tea.Batch(m.startPreview(), m.branchLoaded(), details)
 }
 
 func (m *Model) setErr(err error) {
@@ -718,6 +774,13 @@ func (m *Model) inspectorVisible() bool { return m.width >= 100 || m.showInspect
 // syncInspector gives the inspector the current turn (or the draft's preview) and the
 // chat.
 func (m *Model) syncInspector() {
+	m.insp.SetTurn(m.reevalView(m.turnView()))
+	m.insp.SetChat(chatView{Branches: m.branches, Checkpoints: m.br.checkpoints, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
+		CostKnown: m.costOK, ContextWindow: m.opt.ContextWindow})
+}
+
+// turnView is what the inspector shows of the current turn (or the draft's preview).
+func (m *Model) turnView() turnView {
 	v := turnView{}
 	if m.preview != nil && !m.tr.Explicit() && m.comp.Draft() != "" && m.stream == nil {
 		v = turnView{Trace: m.preview, Preview: true}
@@ -727,18 +790,16 @@ func (m *Model) syncInspector() {
 	} else if i := m.tr.Current(); i >= 0 {
 		it := m.tr.Item(i)
 		if it.user != nil {
-			v.Trace = m.traces[it.user.ID]
+			v.Trace, v.Loop = m.traces[it.user.ID], m.loops[it.user.ID]
 			if it.live != nil && m.stream != nil && m.stream.plan != nil {
-				v.Trace = m.stream.plan
+				v.Trace, v.Loop = m.stream.plan, m.stream.loop
 			}
 		}
 		if p := m.tr.Item(i - 1); p != nil && p.user != nil {
 			v.Prev = m.traces[p.user.ID]
 		}
 	}
-	m.insp.SetTurn(m.reevalView(v))
-	m.insp.SetChat(chatView{Branches: m.branches, Checkpoints: m.br.checkpoints, Active: m.branch, Totals: m.usage, CostUSD: m.cost,
-		CostKnown: m.costOK, ContextWindow: m.opt.ContextWindow})
+	return v
 }
 
 // View draws the screen.
@@ -750,6 +811,7 @@ func (m *Model) View() string {
 	if w < 60 || h < 16 {
 		return m.tooSmall(w, h)
 	}
+	m.syncInspector() // the status line shows the keys of the turn on screen
 	status := m.statusLines(w)
 	header := m.headerLine(w)
 	bodyH := h - 1 - len(status)

@@ -38,13 +38,19 @@ func (c *memChat) SendUnanswered(ctx context.Context, text string) error {
 	_, err := c.s.SendUnanswered(ctx, engine.UserInput{Text: text})
 	return err
 }
-func (c *memChat) Traces(ctx context.Context) ([]engine.Trace, error) {
+
+// LightTraces are the whole traces, decisions included: a MemStore holds them in memory
+// anyway, and TurnDetail is then never asked.
+func (c *memChat) LightTraces(ctx context.Context) ([]engine.Trace, error) {
 	var out []engine.Trace
 	err := c.e.Replay(ctx, c.s.Chat().ID, false, func(t *engine.Trace) error {
 		out = append(out, *t)
 		return nil
 	})
 	return out, err
+}
+func (c *memChat) TurnDetail(_ context.Context, t *engine.Trace) (ctxapp.TurnDetail, error) {
+	return ctxapp.TurnDetail{Decisions: t.Decisions, Requests: []chat.Request{t.Request}}, nil
 }
 func (c *memChat) Branches(ctx context.Context) ([]chat.BranchInfo, error) { return c.s.Branches(ctx) }
 func (c *memChat) Switch(ctx context.Context, name string) error           { return c.s.Switch(ctx, name) }

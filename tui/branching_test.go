@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxlab/ctxlab/engine"
 )
 
 // sendScripted sends text with a scripted reply through the composer (focused).
@@ -58,7 +60,13 @@ func frameHas(t *testing.T, m *Model, what ...string) {
 // gives for the chat: the turns of the active branch, their messages and texts.
 func agreeWithReplay(t *testing.T, m *Model, c Chat) {
 	t.Helper()
-	traces, err := c.Traces(context.Background())
+	rc, ok := c.(interface {
+		Traces(context.Context) ([]engine.Trace, error)
+	})
+	if !ok {
+		t.Fatalf("the chat %T gives no traces as replay does", c)
+	}
+	traces, err := rc.Traces(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,6 +238,7 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.title, m.chatID, m.model, m.scripted = s.Chat().Title, s.Chat().ID, c.ModelLabel(), c.Scripted()
 	m.branch, m.branches, m.usage = s.Branch(), nil, s.Usage()
 	m.traces, m.sent = map[string]*engine.Trace{}, map[string]*engine.Trace{}
+	m.loops, m.details = map[string]*turnLoop{}, map[string]bool{}
 	m.failed, m.preview, m.previewText, m.lastErr = nil, nil, "", ""
 	m.rl.reeval, m.rl.summary, m.rl.changed, m.rl.wouldSend, m.rl.errs = nil, "", nil, false, nil
 	m.rl.seq++ // a reload in flight was of the other chat

@@ -38,6 +38,7 @@ func (m *Model) helpGroups() []helpGroup {
 		groups = append(groups, helpGroup{Title: "inspector", Keys: ks})
 	}
 	groups = append(groups, helpGroup{Title: "inspector, after a reload", Keys: []key.Binding{k.WouldSend}})
+	groups = append(groups, helpGroup{Title: "inspector, a turn of a tool loop", Keys: []key.Binding{k.NextRequest}})
 	groups = append(groups, helpGroup{Title: "chats (" + k.Chats.Help().Key + "); type to filter", Keys: k.chats(), Extra: []helpRow{chatsMouseRow}})
 	groups = append(groups, helpGroup{Title: "presentation (--present)", Keys: []key.Binding{k.PresentNext, k.PresentBack}})
 	groups = append(groups, helpGroup{Title: "help", Keys: []key.Binding{k.CloseHelp}})

@@ -46,6 +46,7 @@ type turnView struct {
 	Trace   *engine.Trace // the turn's trace: recorded (replay), just sent, or a preview
 	Prev    *engine.Trace // the previous turn's trace on the branch (for the Request diff), or nil
 	Preview bool          // Trace is the PREVIEW of the draft (nothing sent)
+	Loop    *turnLoop     // the requests of the turn's tool loop (nil: its one request)
 	Note    string        // a line pinned above the tab's own (a reload's re-evaluation)
 }
 
@@ -86,6 +87,7 @@ type tabBodyKey struct {
 	chat     int // chat generation
 	expanded int // expanded-tree generation
 	onlyNew  bool
+	step     int // Request: the request of the tool loop shown
 	theme    *themes.Theme
 }
 
@@ -106,6 +108,10 @@ type inspector struct {
 	cursor   [numTabs]int
 	expanded map[int]bool // Why: the decisions (by item) whose predicate tree is open
 	onlyNew  bool         // Request: only what is new since the previous request
+	// reqStep is the request of the turn's tool loop the Request tab shows (0: the
+	// first); loopKey steps it (the keymap's binding).
+	reqStep int
+	loopKey *key.Binding
 
 	width, height int // of the last Render
 	cache         map[tabBodyKey]*tabBody
@@ -145,8 +151,17 @@ func (in *inspector) SetTurn(v turnView) {
 		}
 		clear(in.expanded)
 		in.expandGen++
+		in.reqStep = 0
 	}
 	in.prune()
+}
+
+// loopLen is the number of requests of the turn shown (1 without a tool loop).
+func (in *inspector) loopLen() int {
+	if l := in.turn.Loop; l != nil && len(l.requests) > 0 {
+		return len(l.requests)
+	}
+	return 1
 }
 
 // SetChat shows the chat's branches and totals. When the active branch or the number
@@ -193,6 +208,9 @@ func (in *inspector) prune() {
 func (in *inspector) tabBody(width int) *tabBody {
 	k := tabBodyKey{tab: in.tab, width: width, turn: in.turnGen, chat: in.chatGen, expanded: in.expandGen,
 		onlyNew: in.onlyNew && in.tab == tabRequest, theme: in.th}
+	if in.tab == tabRequest {
+		k.step = min(in.reqStep, in.loopLen()-1)
+	}
 	if b, ok := in.cache[k]; ok {
 		return b
 	}
@@ -265,6 +283,9 @@ func (in *inspector) HandleKey(msg tea.KeyMsg) inspectorAction {
 		return in.activate(b, in.cursor[in.tab])
 	case in.tab == tabRequest && key.Matches(msg, k.OnlyNew):
 		in.onlyNew = !in.onlyNew
+		in.scroll[tabRequest] = 0
+	case in.tab == tabRequest && in.loopKey != nil && key.Matches(msg, *in.loopKey) && in.loopLen() > 1:
+		in.reqStep = (min(in.reqStep, in.loopLen()-1) + 1) % in.loopLen()
 		in.scroll[tabRequest] = 0
 	}
 	return nil
@@ -471,6 +492,9 @@ func (in *inspector) Keys() []key.Binding {
 	case tabRequest:
 		if in.onlyNew {
 			k.OnlyNew.SetHelp(k.OnlyNew.Help().Key, "the whole request")
+		}
+		if in.loopKey != nil && in.loopLen() > 1 {
+			return append(move, k.OnlyNew, *in.loopKey)
 		}
 		return append(move, k.OnlyNew)
 	}

@@ -43,6 +43,8 @@ type keyMap struct {
 
 	// Inspector, after a reload: the Request tab as recorded or as the file would send.
 	WouldSend key.Binding
+	// Inspector, Request tab: the next request of a tool loop.
+	NextRequest key.Binding
 
 	// The chats overlay (ctrl+o).
 	ChatsOpen, ChatsNew, ChatsRename, ChatsDelete, ChatsExport, ChatsClose key.Binding
@@ -121,7 +123,8 @@ func newKeyMap(rebound []keybind.Binding) *keyMap {
 		PresentNext: b("present_next"),
 		PresentBack: b("present_back"),
 
-		WouldSend: b("would_send"),
+		WouldSend:   b("would_send"),
+		NextRequest: b("next_request"),
 
 		ChatsOpen:   b("chats_open"),
 		ChatsNew:    b("chats_new"),

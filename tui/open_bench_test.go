@@ -317,3 +317,29 @@ func TestDraftPreviewLongBranch(t *testing.T) {
 		t.Errorf("the preview moved the chat: usage %+v turns %d, was %+v and %d", got, len(m.chat.Session().Turns()), before, turns)
 	}
 }
+
+// BenchmarkFirstFrame times what the workbench does between opening a chat and showing its
+// first frame, on a 10,000-message chat (in memory: the chat's reading is
+// BenchmarkOpenSaved10k's) under each theme: New, the window's size, the first View
+// (which renders the visible turns' Markdown, code blocks highlighted in colour). Each
+// iteration is a new process's first frame as far as the package can make it: glamour's
+// renderer and the highlighter's lexers are made again, not the package-level state
+// of chroma, which a process has once.
+func BenchmarkFirstFrame(b *testing.B) {
+	v := newEnv(b)
+	c := longChat(b, v, 5000)
+	for _, th := range []struct {
+		name  string
+		theme func() *themes.Theme
+	}{{"mono", themes.Mono}, {"dark", themes.Dark}, {"light", themes.Light}} {
+		b.Run(th.name, func(b *testing.B) {
+			for b.Loop() {
+				m := New(Options{Chat: c, Theme: th.theme(), ContextName: "support.ctx.yaml", Now: v.clock.Now, Location: time.UTC})
+				m.Update(tea.WindowSizeMsg{Width: 160, Height: 50})
+				if f := m.View(); !strings.Contains(f, "turn 5000") {
+					b.Fatalf("the first frame lacks the last turn:\n%s", f)
+				}
+			}
+		})
+	}
+}

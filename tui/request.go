@@ -19,7 +19,9 @@ const (
 
 // renderRequest renders the Request tab: the exact request body of the turn as the trace
 // has it, indented, with every <system-reminder> block highlighted; with d, only what is
-// new since the previous turn's request.
+// new since the previous request. A turn of a live tool loop sent several requests: the
+// tab shows one of them ("request 2/3"), the key steps to the next; the previous request
+// of its second is its first, not the previous turn's.
 func (in *inspector) renderRequest(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
@@ -28,10 +30,28 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 	}
 	in.turnHeader(bb, t)
 	req := &t.Request
+	var prev *chat.Request
+	since := ""
+	if p := in.turn.Prev; p != nil {
+		prev, since = &p.Request, "turn "+strconv.Itoa(p.Turn)+"'s request"
+	}
+	if n := in.loopLen(); n > 1 {
+		k := min(in.reqStep, n-1)
+		req = &in.turn.Loop.requests[k]
+		step := ""
+		if in.loopKey != nil {
+			step = " · " + in.loopKey.Help().Key + ": the next"
+		}
+		bb.headSegs(tabSeg{themes.Accent, "request " + strconv.Itoa(k+1) + "/" + strconv.Itoa(n)},
+			tabSeg{themes.Muted, " of the tool loop" + step})
+		if k > 0 {
+			prev, since = &in.turn.Loop.requests[k-1], "request "+strconv.Itoa(k)
+		}
+	}
 	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+strconv.Itoa(len(req.Messages))+" messages · "+
 		strconv.Itoa(len(req.Tools))+" tools")
 	if in.onlyNew {
-		in.renderNew(bb, req)
+		in.renderNew(bb, req, prev, since)
 		return
 	}
 	raw, err := req.AppendJSON(nil)
@@ -42,10 +62,10 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 	addJSONLines(bb, raw)
 }
 
-// renderNew renders what a request adds to the previous turn's: the system prompt when it
-// changed, and the messages after those the two share.
-func (in *inspector) renderNew(bb *tabBuilder, req *chat.Request) {
-	prev := in.turn.Prev
+// renderNew renders what a request adds to the previous request (prev, since names it;
+// nil: there is none): the system prompt when it changed, and the messages after those
+// the two share.
+func (in *inspector) renderNew(bb *tabBuilder, req, prev *chat.Request, since string) {
 	if prev == nil {
 		bb.head(themes.Added, "only what is new: no previous turn on this branch, all of it is new")
 		raw, err := req.AppendJSON(nil)
@@ -56,7 +76,7 @@ func (in *inspector) renderNew(bb *tabBuilder, req *chat.Request) {
 		addJSONLines(bb, raw)
 		return
 	}
-	cur, old := req.Messages, prev.Request.Messages
+	cur, old := req.Messages, prev.Messages
 	sys := func(millisText []chat.WireMessage) (string, []chat.WireMessage) {
 		if len(millisText) > 0 && millisText[0].Role == chat.RoleSystem {
 			return string(millisText[0].AppendJSON(nil)), millisText[1:]
@@ -87,7 +107,7 @@ func (in *inspector) renderNew(bb *tabBuilder, req *chat.Request) {
 	} else {
 		what += ", the system prompt unchanged"
 	}
-	bb.head(themes.Added, "only what is new since turn "+strconv.Itoa(prev.Turn)+"'s request: "+what)
+	bb.head(themes.Added, "only what is new since "+since+": "+what)
 	if curSys != oldSys && curSys != "" {
 		bb.segs(0, tabSeg{themes.Added, "+ messages[0]"}, tabSeg{themes.Muted, " system prompt, changed"})
 		addJSONLines(bb, []byte(curSys))

@@ -10,6 +10,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
@@ -32,8 +33,10 @@ type stream struct {
 	cancel context.CancelFunc
 	item   *turnItem
 	text   string
-	// plan is the trace of the turn as planned (EventPlanned), shown while it streams.
+	// plan is the trace of the turn as planned (EventPlanned), shown while it streams;
+	// loop the requests sent so far (EventRequest).
 	plan *engine.Trace
+	loop *turnLoop
 	// final says EventSaved or EventFailed arrived.
 	final bool
 }
@@ -155,6 +158,11 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		if lv != nil {
 			lv.step = ev.Step
 		}
+		var reqs []chat.Request
+		if s.loop != nil {
+			reqs = s.loop.requests
+		}
+		s.loop = &turnLoop{requests: append(reqs[:len(reqs):len(reqs)], ev.Request)}
 	case engine.EventText:
 		m.tr.AddText(it, ev.Text)
 	case engine.EventToolCall:
@@ -180,6 +188,9 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			tr := r.Trace(r.Turn.ChatID)
 			m.traces[r.Plan.User.ID] = &tr
 			m.sent[r.Plan.User.ID] = &tr
+			if s.loop != nil && len(s.loop.requests) > 1 {
+				m.loops[r.Plan.User.ID] = s.loop
+			}
 			if r.PlannedOn != "" {
 				m.notice = fmt.Sprintf("another writer changed branch %s while this turn was sent: it is saved on a new branch, %s (now active)",
 					inert.Line(r.PlannedOn), inert.Line(r.Turn.Branch))

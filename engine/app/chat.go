@@ -135,20 +135,25 @@ var replayFile = ctxfile.File{Renderer: "xml"}
 // (engine.Replay): as recorded when file is nil, else re-evaluated under file. The
 // settings are resolved offline under the workspace's flags (and file).
 func (w *Workspace) Replay(ctx context.Context, chatID string, file *ctxfile.File, fn func(*engine.Trace) error) error {
-	reevaluate := file != nil
+	e, err := w.replayEngine(file)
+	if err != nil {
+		return err
+	}
+	return e.Replay(ctx, chatID, file != nil, fn)
+}
+
+// replayEngine is the engine of a replay under file (nil: as recorded), with the
+// settings resolved offline under the workspace's flags.
+func (w *Workspace) replayEngine(file *ctxfile.File) (*engine.Engine, error) {
 	if file == nil {
 		f := replayFile
 		file = &f
 	}
 	s, err := w.Settings(file, true)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	e, err := w.Engine(file, s)
-	if err != nil {
-		return err
-	}
-	return e.Replay(ctx, chatID, reevaluate, fn)
+	return w.Engine(file, s)
 }
 
 // replier is the live model, or the user's reply when reply is not nil.

@@ -116,6 +116,7 @@ var actions = func() []Action {
 		act("inspector_enter", Inspector, "enter", "expand the predicate tree", "enter"),
 		act("only_new", Inspector, "d", "only what is new", "d"),
 		act("would_send", Inspector, "n", "Request: as recorded / would send", "n"),
+		act("next_request", Inspector, "t", "Request: the loop's next request", "t"),
 
 		act("present_next", Present, "space", "play the next turn", " "),
 		act("present_back", Present, "backspace", "step back a turn", "backspace"),

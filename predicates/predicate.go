@@ -51,6 +51,9 @@ type WhenContext struct {
 	Now time.Time
 	// FiredOnce holds the once('id') latches already set on this branch.
 	FiredOnce map[string]bool
+	// Memo, when set, keeps what predicates derived from LastAssistantReplies for the
+	// next turn of the branch (see Memo); nil derives everything from the replies.
+	Memo *Memo
 
 	// Per-turn caches, filled on first use.
 	lowerContent  *string

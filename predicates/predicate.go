@@ -59,4 +59,9 @@ type WhenContext struct {
 	lowerContent  *string
 	contentTokens []string
 	tokenized     bool
+	asciiContent  uint8 // 0 not known yet, 1 ASCII, 2 not
+	// patterns holds the matches of the content's regexes by literal (patternsOf), for
+	// the content patternsFor.
+	patterns    map[string][]int
+	patternsFor string
 }

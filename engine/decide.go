@@ -54,7 +54,7 @@ func (t *turnEval) decide() *decisions {
 	both := make([]Decision, nr+len(t.file.Instructions))
 	d := &decisions{reminders: both[:nr:nr], both: both}
 	for i := range t.file.Reminders {
-		d.reminders[i] = t.reminder(&t.file.Reminders[i])
+		d.reminders[i] = t.reminder(i, &t.file.Reminders[i])
 	}
 	t.applyBudget(d.reminders)
 	d.instructions = both[nr:]
@@ -69,10 +69,15 @@ func (t *turnEval) decide() *decisions {
 // always is the trace of a reminder without a when condition.
 var always = predicates.Result{Expr: "", Value: true, Why: "no when condition: every turn"}
 
-// reminder decides one reminder; Tokens counts its text whenever the text is known.
-func (t *turnEval) reminder(r *ctxfile.Reminder) Decision {
+// reminder decides reminder i of the file; Tokens counts its text whenever the text is
+// known, once for a static text.
+func (t *turnEval) reminder(i int, r *ctxfile.Reminder) Decision {
 	d := t.gateReminder(r)
-	d.Tokens = t.cache.count(d.Text)
+	if r.Builtin == "" && r.Template == nil {
+		d.Tokens = t.cache.reminderTokens(i, d.Text)
+	} else {
+		d.Tokens = t.cache.count(d.Text)
+	}
 	return d
 }
 

@@ -33,15 +33,15 @@ type branchView struct {
 	wireEnd  []int
 	tokensTo []int
 	// sent shares the messages of the requests built on the branch (see
-	// Session.requestMessages).
-	sent sentLog
+	// Session.requestMessages): one log per system prompt seen lately, most recent first.
+	sent []*sentLog
 	// memo keeps what predicates derived from the branch's replies, for the next turn.
 	memo *predicates.Memo
 }
 
-// sentLog holds the messages of the last request built on a branch, so that the next
-// request, which usually starts with them, extends them in place instead of copying the
-// whole history again. msgs is the request's system message (when system is not empty)
+// sentLog holds the messages of the last request built on a branch with a system prompt,
+// so that the next request with it, which starts with them, extends them in place instead
+// of copying the whole history again. msgs is the request's system message (when system is not empty)
 // and its history; the slot after them holds its user message (id user). A position of
 // the array, once handed out in a request, is never written again.
 type sentLog struct {

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -225,9 +226,9 @@ func (s *Session) requestMessages(system, inject string, user *chat.Message) []c
 		msgs = append(msgs, hist...)
 		return append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: inject}, user.UserWire())
 	}
-	l := &v.sent
+	l := v.sentLogFor(system)
 	switch i, saved := v.index[l.user]; {
-	case l.msgs == nil || l.system != system || l.hist > len(hist):
+	case l.msgs == nil || l.hist > len(hist):
 		*l = sentLog{system: system, msgs: make([]chat.WireMessage, 0, len(hist)+2)}
 		if system != "" {
 			l.msgs = append(l.msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
@@ -243,6 +244,29 @@ func (s *Session) requestMessages(system, inject string, user *chat.Message) []c
 	msgs := append(l.msgs, user.UserWire())
 	l.msgs, l.user = msgs[:len(msgs)-1], user.ID
 	return msgs[:len(msgs):len(msgs)]
+}
+
+// maxSentLogs bounds the system prompts a branch keeps a request log for: a prompt that
+// alternates between a few forms (an instruction applied every fifth turn, a run-start
+// reminder) extends the log of its form by the turns since it was last sent.
+const maxSentLogs = 4
+
+// sentLogFor returns the request log of the system prompt, moved first: the one kept, or
+// an empty one in place of the least recently used.
+func (v *branchView) sentLogFor(system string) *sentLog {
+	k := slices.IndexFunc(v.sent, func(l *sentLog) bool { return l.system == system })
+	switch {
+	case k < 0 && len(v.sent) < maxSentLogs:
+		v.sent = append(v.sent, &sentLog{system: system})
+		k = len(v.sent) - 1
+	case k < 0:
+		k = len(v.sent) - 1
+		*v.sent[k] = sentLog{system: system}
+	}
+	l := v.sent[k]
+	copy(v.sent[1:k+1], v.sent[:k])
+	v.sent[0] = l
+	return l
 }
 
 // estimate sizes the request by source, from cached counts.

@@ -8,8 +8,8 @@ import (
 // The encoder splits a text into pieces with a regular expression (its pre-tokenizer),
 // then encodes each piece with byte-pair merges. The expression runs in a backtracking
 // engine that allocates for every piece: most of the time of a count. fastCount splits
-// the common case itself, plain ASCII text whose only white space is single spaces
-// (what chat messages and reminders mostly are), exactly as the expression of each
+// the common case itself, plain ASCII text whose only white space is single spaces and
+// line breaks apart from them (what chat messages and reminders mostly are), exactly as the expression of each
 // encoding does there, and counts each piece once: a piece's count is kept (pieces are
 // words, and repeat). Other text goes to the encoder whole. FuzzFastCountExact checks
 // that both agree.
@@ -18,8 +18,8 @@ import (
 // than a letter, a digit or white space; L+ a run of letters, U upper case, l lower case;
 // ' a contraction: 's, 't, 're, 've, 'm, 'll or 'd in either case):
 //
-//	o200k_base: [O or space]? U* l+ '?  |  [O or space]? U+ '?  |  digit{1,3}  |  space? O+  |  space
-//	cl100k_base: '  |  [O or space]? L+  |  digit{1,3}  |  space? O+  |  space
+//	o200k_base: [O or space]? U* l+ '?  |  [O or space]? U+ '?  |  digit{1,3}  |  space? O+ [break or /]*  |  break+  |  space
+//	cl100k_base: '  |  [O or space]? L+  |  digit{1,3}  |  space? O+ break*  |  break+  |  space
 
 // pieceCounts keeps the count of each piece by encoding, up to pieceLimit bytes of pieces
 // (emptied when full).
@@ -85,36 +85,51 @@ func (c *Counter) fastCount(s string) (int, bool) {
 	return n, true
 }
 
-// simpleASCII reports whether s is ASCII below DEL with single spaces as its only white
-// space.
+// simpleASCII reports whether s is ASCII below DEL whose only white space is single
+// spaces and runs of line breaks (\n, \r), neither next to the other.
 func simpleASCII(s string) bool {
-	prevSpace := false
+	var prev byte // the previous byte when it is white space, else 0
 	for i := 0; i < len(s); i++ {
 		b := s[i]
 		switch {
-		case b >= 0x7f, b == '\t', b == '\n', b == '\v', b == '\f', b == '\r':
+		case b >= 0x7f, b == '\t', b == '\v', b == '\f':
 			// DEL too: the encoder's expression, as compiled, matches no piece there
 			// and skips it.
 			return false
 		case b == ' ':
-			if prevSpace {
+			if prev != 0 {
 				return false
 			}
-			prevSpace = true
+			prev = b
+		case b == '\n' || b == '\r':
+			if prev == ' ' {
+				return false
+			}
+			prev = b
 		default:
-			prevSpace = false
+			prev = 0
 		}
 	}
 	return true
+}
+
+func isBreak(b byte) bool { return b == '\n' || b == '\r' }
+
+// breaks returns the end of the run of line breaks at s[i:] (i when there is none).
+func breaks(s string, i int) int {
+	for i < len(s) && isBreak(s[i]) {
+		i++
+	}
+	return i
 }
 
 func isUpper(b byte) bool { return 'A' <= b && b <= 'Z' }
 func isLower(b byte) bool { return 'a' <= b && b <= 'z' }
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
-// isOther reports whether b (ASCII, not \t\n\v\f\r) is neither a letter, a digit nor a
-// space.
-func isOther(b byte) bool { return b != ' ' && !isLetter(b) && !isDigit(b) }
+// isOther reports whether b (ASCII, not \t\v\f) is neither a letter, a digit, a space
+// nor a line break.
+func isOther(b byte) bool { return b != ' ' && !isBreak(b) && !isLetter(b) && !isDigit(b) }
 
 // contraction returns the length of the contraction at s[i:] ('s, 't, 're, 've, 'm, 'll,
 // 'd, in either case), or 0.
@@ -139,6 +154,9 @@ func contraction(s string, i int) int {
 
 // pieceO200k returns the end of the o200k_base piece that starts at i.
 func pieceO200k(s string, i int) int {
+	if isBreak(s[i]) {
+		return breaks(s, i)
+	}
 	j := i
 	if !isLetter(s[i]) && !isDigit(s[i]) { // an optional prefix: O or space
 		j++
@@ -171,6 +189,9 @@ func pieceO200k(s string, i int) int {
 	for e < len(s) && isOther(s[e]) {
 		e++
 	}
+	for e < len(s) && (isBreak(s[e]) || s[e] == '/') {
+		e++
+	}
 	return e
 }
 
@@ -178,6 +199,9 @@ func pieceO200k(s string, i int) int {
 func pieceCl100k(s string, i int) int {
 	if n := contraction(s, i); n > 0 {
 		return i + n
+	}
+	if isBreak(s[i]) {
+		return breaks(s, i)
 	}
 	j := i
 	if !isLetter(s[i]) && !isDigit(s[i]) {
@@ -207,5 +231,5 @@ func pieceCl100k(s string, i int) int {
 	for e < len(s) && isOther(s[e]) {
 		e++
 	}
-	return e
+	return breaks(s, e)
 }

@@ -20,6 +20,8 @@ type turnEval struct {
 	fires map[string]fireCount
 
 	modes map[string]predicates.Result
+	// traces holds the trace of each reminder (by its index), allocated once per pass.
+	traces []predicates.Result
 }
 
 // decisions holds the outcome of a decision pass.
@@ -53,6 +55,7 @@ func (t *turnEval) decide() *decisions {
 	nr := len(t.file.Reminders)
 	both := make([]Decision, nr+len(t.file.Instructions))
 	d := &decisions{reminders: both[:nr:nr], both: both}
+	t.traces = make([]predicates.Result, nr)
 	for i := range t.file.Reminders {
 		d.reminders[i] = t.reminder(i, &t.file.Reminders[i])
 	}
@@ -72,7 +75,7 @@ var always = predicates.Result{Expr: "", Value: true, Why: "no when condition: e
 // reminder decides reminder i of the file; Tokens counts its text whenever the text is
 // known, once for a static text.
 func (t *turnEval) reminder(i int, r *ctxfile.Reminder) Decision {
-	d := t.gateReminder(r)
+	d := t.gateReminder(i, r)
 	if r.Builtin == "" && r.Template == nil {
 		d.Tokens = t.cache.reminderTokens(i, d.Text)
 	} else {
@@ -81,18 +84,19 @@ func (t *turnEval) reminder(i int, r *ctxfile.Reminder) Decision {
 	return d
 }
 
-func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
+func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder) Decision {
 	d := Decision{ID: r.ID, Source: SourceReminder, Placement: r.Placement, Tier: r.Tier, Text: r.Text}
 	if !r.Enabled {
 		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
 		return d
 	}
-	res := always
+	res := &t.traces[i]
+	*res = always
 	if r.When != nil {
-		res = r.When.Eval(t.wc)
+		*res = r.When.Eval(t.wc)
 	}
-	d.Trace = &res
-	if reason, detail := predicateGate(res); reason != "" {
+	d.Trace = res
+	if reason, detail := predicateGate(*res); reason != "" {
 		d.Reason, d.Detail = reason, detail
 		return d
 	}
@@ -105,7 +109,7 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 			d.Trace = &bres
 		} else {
 			both := predicates.Result{Expr: "and(" + res.Expr + ", " + bres.Expr + ")", Value: bres.Value,
-				Why: "when holds; " + bres.Why, Error: bres.Error, Children: []predicates.Result{res, bres}}
+				Why: "when holds; " + bres.Why, Error: bres.Error, Children: []predicates.Result{*res, bres}}
 			d.Trace = &both
 		}
 		if reason, detail := predicateGate(bres); reason != "" {

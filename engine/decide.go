@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -131,12 +132,12 @@ func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder) Decision {
 	}
 	c := t.fires[r.ID]
 	if r.Tier != ctxfile.TierSafety && r.MaxPerChat > 0 && c.count >= r.MaxPerChat {
-		d.Reason, d.Detail = ReasonCapReached, fmt.Sprintf("emitted %d of %d", c.count, r.MaxPerChat)
+		d.Reason, d.Detail = ReasonCapReached, "emitted "+strconv.Itoa(c.count)+" of "+strconv.Itoa(r.MaxPerChat)
 		return d
 	}
 	if r.MinTurnsBetween > 0 && c.count > 0 && t.wc.Turn-c.last < r.MinTurnsBetween {
 		d.Reason = ReasonRateLimited
-		d.Detail = fmt.Sprintf("last fired turn %d, next eligible %d", c.last, c.last+r.MinTurnsBetween)
+		d.Detail = "last fired turn " + strconv.Itoa(c.last) + ", next eligible " + strconv.Itoa(c.last+r.MinTurnsBetween)
 		return d
 	}
 	d.Fired, d.Reason = true, ReasonFired
@@ -165,7 +166,8 @@ func (t *turnEval) applyBudget(ds []Decision) {
 		}
 		total -= d.Tokens
 		d.Fired, d.Reason, d.OnceLatches = false, ReasonBudgetTrimmed, nil
-		d.Detail = fmt.Sprintf("fired reminders needed %d tokens, budget %d; dropped %d tokens", need, budget, d.Tokens)
+		d.Detail = "fired reminders needed " + strconv.Itoa(need) + " tokens, budget " + strconv.Itoa(budget) +
+			"; dropped " + strconv.Itoa(d.Tokens) + " tokens"
 	}
 }
 

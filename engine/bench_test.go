@@ -206,7 +206,8 @@ func TestBenchFixture(t *testing.T) {
 // BenchmarkTurn measures steps 1 to 4 of the pipeline (decision pass, policy, render,
 // request build: Session.Preview) for a turn on a 1,000-message branch under a context
 // file of 200 reminders. Each iteration sends a new text, as a real turn would. It reports
-// the median besides the mean.
+// the median besides the mean, and the median CPU time of the plan on its thread
+// (median-cpu-ns/op), which a loaded machine does not inflate.
 func BenchmarkTurn(b *testing.B) {
 	s, when := benchSession(b, 500)
 	if n := len(s.Messages()); n != 1000 {
@@ -219,11 +220,14 @@ func BenchmarkTurn(b *testing.B) {
 		texts[i] = "please deploy the release; the last query had errors " + benchWords(r, vocab, 20)
 	}
 	at := when.Add(40 * time.Minute)
-	var times []time.Duration
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var times, cpu []time.Duration
 	i := 0
 	for b.Loop() {
-		start := time.Now()
+		start, startCPU := time.Now(), threadCPU()
 		p := s.Preview(UserInput{Text: fmt.Sprintf("%s %d", texts[i%len(texts)], i), At: at})
+		cpu = append(cpu, threadCPU()-startCPU)
 		times = append(times, time.Since(start))
 		if len(p.Request.Messages) < 1000 {
 			b.Fatalf("got %d request messages", len(p.Request.Messages))
@@ -231,7 +235,9 @@ func BenchmarkTurn(b *testing.B) {
 		i++
 	}
 	slices.Sort(times)
+	slices.Sort(cpu)
 	b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "median-ns/op")
+	b.ReportMetric(float64(cpu[len(cpu)/2].Nanoseconds()), "median-cpu-ns/op")
 }
 
 // BenchmarkDecisionsJSON measures the encoding of a turn's decisions, which Send does for

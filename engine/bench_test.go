@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -134,7 +135,13 @@ func benchContext() string {
 // context file, with the real o200k tokenizer, through Send with scripted replies.
 func benchSession(tb testing.TB, turns int) (*Session, time.Time) {
 	tb.Helper()
-	f := parseFile(tb, benchContext())
+	return benchSessionOf(tb, benchContext(), turns)
+}
+
+// benchSessionOf is benchSession under the context file src.
+func benchSessionOf(tb testing.TB, src string, turns int) (*Session, time.Time) {
+	tb.Helper()
+	f := parseFile(tb, src)
 	if len(f.Reminders) != 200 {
 		tb.Fatalf("got %d reminders, want 200", len(f.Reminders))
 	}
@@ -199,7 +206,8 @@ func TestBenchFixture(t *testing.T) {
 // BenchmarkTurn measures steps 1 to 4 of the pipeline (decision pass, policy, render,
 // request build: Session.Preview) for a turn on a 1,000-message branch under a context
 // file of 200 reminders. Each iteration sends a new text, as a real turn would. It reports
-// the median besides the mean.
+// the median besides the mean, and the median CPU time of the plan on its thread
+// (median-cpu-ns/op), which a loaded machine does not inflate.
 func BenchmarkTurn(b *testing.B) {
 	s, when := benchSession(b, 500)
 	if n := len(s.Messages()); n != 1000 {
@@ -212,11 +220,14 @@ func BenchmarkTurn(b *testing.B) {
 		texts[i] = "please deploy the release; the last query had errors " + benchWords(r, vocab, 20)
 	}
 	at := when.Add(40 * time.Minute)
-	var times []time.Duration
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var times, cpu []time.Duration
 	i := 0
 	for b.Loop() {
-		start := time.Now()
+		start, startCPU := time.Now(), threadCPU()
 		p := s.Preview(UserInput{Text: fmt.Sprintf("%s %d", texts[i%len(texts)], i), At: at})
+		cpu = append(cpu, threadCPU()-startCPU)
 		times = append(times, time.Since(start))
 		if len(p.Request.Messages) < 1000 {
 			b.Fatalf("got %d request messages", len(p.Request.Messages))
@@ -224,7 +235,9 @@ func BenchmarkTurn(b *testing.B) {
 		i++
 	}
 	slices.Sort(times)
+	slices.Sort(cpu)
 	b.ReportMetric(float64(times[len(times)/2].Nanoseconds()), "median-ns/op")
+	b.ReportMetric(float64(cpu[len(cpu)/2].Nanoseconds()), "median-cpu-ns/op")
 }
 
 // BenchmarkDecisionsJSON measures the encoding of a turn's decisions, which Send does for
@@ -270,34 +283,49 @@ func BenchmarkReplayUnrecorded(b *testing.B) {
 
 // BenchmarkPlanGrowth plans the next turn of a chat of 100 turns and of one of 5,000
 // (steps 1 to 4 of the pipeline, under the 200 reminders of BenchmarkTurn), then sends
-// it, so that each op appends one turn. Compare median-plan-µs (the commit is
-// BenchmarkCommitGrowth's, in package store). Two costs still grow with the chat here: a
-// request with a system-placement reminder copies the history (the injected message sits
-// between the history and the user message, so it cannot share the previous request's
-// array), and toolFailedStreak walks back over every reply while the streak lasts (bash
-// always fails in this workload).
+// it, so that each op appends one turn. Compare median-plan-µs, or median-plan-cpu-µs,
+// the CPU time of the plan on its thread, which a loaded machine does not inflate (the
+// commit is BenchmarkCommitGrowth's, in package store). placement=inline is the same
+// chat with the system and run-start reminders made inline.
+//
+// One cost still grows with the chat under placement=all: a request with a
+// system-placement reminder (or a run-start reminder that changes the system prompt)
+// copies the history. The injected message sits between the history and the user
+// message (or the system message before it differs), so the request cannot extend the
+// array of the one before it, and a request handed out is never written again.
 //
 //	go test ./engine -run '^$' -bench PlanGrowth -benchtime 300x
 func BenchmarkPlanGrowth(b *testing.B) {
-	for _, n := range []int{100, 5000} {
-		b.Run(fmt.Sprintf("turn=%d", n), func(b *testing.B) {
-			s, when := benchSession(b, n)
-			r := rand.New(rand.NewPCG(9, 9))
-			vocab := benchVocab()
-			ctx := context.Background()
-			var times []time.Duration
-			for b.Loop() {
-				when = when.Add(7 * time.Minute)
-				in := UserInput{Text: "please deploy the release; the last query had errors " + benchWords(r, vocab, 20), At: when}
-				start := time.Now()
-				p := s.plan(in)
-				times = append(times, time.Since(start))
-				if _, err := s.finish(ctx, p, &Scripted{Text: benchWords(r, vocab, 60)}, nil, false, sendOptions(nil)); err != nil {
-					b.Fatal(err)
+	for _, placement := range []string{"all", "inline"} {
+		for _, n := range []int{100, 5000} {
+			b.Run(fmt.Sprintf("placement=%s/turn=%d", placement, n), func(b *testing.B) {
+				src := benchContext()
+				if placement == "inline" {
+					src = strings.NewReplacer("placement: system", "placement: inline", "placement: run-start", "placement: inline").Replace(src)
 				}
-			}
-			slices.Sort(times)
-			b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-plan-µs")
-		})
+				s, when := benchSessionOf(b, src, n)
+				r := rand.New(rand.NewPCG(9, 9))
+				vocab := benchVocab()
+				ctx := context.Background()
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				var times, cpu []time.Duration
+				for b.Loop() {
+					when = when.Add(7 * time.Minute)
+					in := UserInput{Text: "please deploy the release; the last query had errors " + benchWords(r, vocab, 20), At: when}
+					start, startCPU := time.Now(), threadCPU()
+					p := s.plan(in)
+					cpu = append(cpu, threadCPU()-startCPU)
+					times = append(times, time.Since(start))
+					if _, err := s.finish(ctx, p, &Scripted{Text: benchWords(r, vocab, 60)}, nil, false, sendOptions(nil)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				slices.Sort(times)
+				slices.Sort(cpu)
+				b.ReportMetric(float64(times[len(times)/2].Nanoseconds())/1e3, "median-plan-µs")
+				b.ReportMetric(float64(cpu[len(cpu)/2].Nanoseconds())/1e3, "median-plan-cpu-µs")
+			})
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/predicates"
 )
 
 // fireCount is how often a reminder fired on a branch, and the turn it last fired.
@@ -32,13 +33,15 @@ type branchView struct {
 	wireEnd  []int
 	tokensTo []int
 	// sent shares the messages of the requests built on the branch (see
-	// Session.requestMessages).
-	sent sentLog
+	// Session.requestMessages): one log per system prompt seen lately, most recent first.
+	sent []*sentLog
+	// memo keeps what predicates derived from the branch's replies, for the next turn.
+	memo *predicates.Memo
 }
 
-// sentLog holds the messages of the last request built on a branch, so that the next
-// request, which usually starts with them, extends them in place instead of copying the
-// whole history again. msgs is the request's system message (when system is not empty)
+// sentLog holds the messages of the last request built on a branch with a system prompt,
+// so that the next request with it, which starts with them, extends them in place instead
+// of copying the whole history again. msgs is the request's system message (when system is not empty)
 // and its history; the slot after them holds its user message (id user). A position of
 // the array, once handed out in a request, is never written again.
 type sentLog struct {
@@ -50,7 +53,8 @@ type sentLog struct {
 
 // newBranchView derives a branch's state from its path and the turns recorded on it.
 func newBranchView(name string, path []*chat.Message, turns []*chat.Turn) *branchView {
-	v := &branchView{name: name, fires: map[string]fireCount{}, latches: map[string]bool{}, index: make(map[string]int, len(path))}
+	v := &branchView{name: name, fires: map[string]fireCount{}, latches: map[string]bool{}, index: make(map[string]int, len(path)),
+		memo: predicates.NewMemo()}
 	v.append(path...)
 	for _, t := range turns {
 		v.addTurn(t)
@@ -62,7 +66,8 @@ func newBranchView(name string, path []*chat.Message, turns []*chat.Turn) *branc
 // what is cached: the path, its users and replies are shared (capped, so that appending
 // copies them), and a long prefix's index is this one's, cloned, less the rest.
 func (v *branchView) prefix(name string, n int) *branchView {
-	p := &branchView{name: name, fires: map[string]fireCount{}, latches: map[string]bool{}, path: v.path[:n:n]}
+	p := &branchView{name: name, fires: map[string]fireCount{}, latches: map[string]bool{}, path: v.path[:n:n],
+		memo: v.memo} // its replies are a prefix of v's: the memo checks what it may reuse
 	if n > 0 {
 		p.head = v.path[n-1].ID
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -20,6 +21,8 @@ type turnEval struct {
 	fires map[string]fireCount
 
 	modes map[string]predicates.Result
+	// traces holds the trace of each reminder (by its index), allocated once per pass.
+	traces []predicates.Result
 }
 
 // decisions holds the outcome of a decision pass.
@@ -53,8 +56,9 @@ func (t *turnEval) decide() *decisions {
 	nr := len(t.file.Reminders)
 	both := make([]Decision, nr+len(t.file.Instructions))
 	d := &decisions{reminders: both[:nr:nr], both: both}
+	t.traces = make([]predicates.Result, nr)
 	for i := range t.file.Reminders {
-		d.reminders[i] = t.reminder(&t.file.Reminders[i])
+		d.reminders[i] = t.reminder(i, &t.file.Reminders[i])
 	}
 	t.applyBudget(d.reminders)
 	d.instructions = both[nr:]
@@ -69,25 +73,31 @@ func (t *turnEval) decide() *decisions {
 // always is the trace of a reminder without a when condition.
 var always = predicates.Result{Expr: "", Value: true, Why: "no when condition: every turn"}
 
-// reminder decides one reminder; Tokens counts its text whenever the text is known.
-func (t *turnEval) reminder(r *ctxfile.Reminder) Decision {
-	d := t.gateReminder(r)
-	d.Tokens = t.cache.count(d.Text)
+// reminder decides reminder i of the file; Tokens counts its text whenever the text is
+// known, once for a static text.
+func (t *turnEval) reminder(i int, r *ctxfile.Reminder) Decision {
+	d := t.gateReminder(i, r)
+	if r.Builtin == "" && r.Template == nil {
+		d.Tokens = t.cache.reminderTokens(i, d.Text)
+	} else {
+		d.Tokens = t.cache.count(d.Text)
+	}
 	return d
 }
 
-func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
+func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder) Decision {
 	d := Decision{ID: r.ID, Source: SourceReminder, Placement: r.Placement, Tier: r.Tier, Text: r.Text}
 	if !r.Enabled {
 		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
 		return d
 	}
-	res := always
+	res := &t.traces[i]
+	*res = always
 	if r.When != nil {
-		res = r.When.Eval(t.wc)
+		*res = r.When.Eval(t.wc)
 	}
-	d.Trace = &res
-	if reason, detail := predicateGate(res); reason != "" {
+	d.Trace = res
+	if reason, detail := predicateGate(*res); reason != "" {
 		d.Reason, d.Detail = reason, detail
 		return d
 	}
@@ -100,7 +110,7 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 			d.Trace = &bres
 		} else {
 			both := predicates.Result{Expr: "and(" + res.Expr + ", " + bres.Expr + ")", Value: bres.Value,
-				Why: "when holds; " + bres.Why, Error: bres.Error, Children: []predicates.Result{res, bres}}
+				Why: "when holds; " + bres.Why, Error: bres.Error, Children: []predicates.Result{*res, bres}}
 			d.Trace = &both
 		}
 		if reason, detail := predicateGate(bres); reason != "" {
@@ -122,12 +132,12 @@ func (t *turnEval) gateReminder(r *ctxfile.Reminder) Decision {
 	}
 	c := t.fires[r.ID]
 	if r.Tier != ctxfile.TierSafety && r.MaxPerChat > 0 && c.count >= r.MaxPerChat {
-		d.Reason, d.Detail = ReasonCapReached, fmt.Sprintf("emitted %d of %d", c.count, r.MaxPerChat)
+		d.Reason, d.Detail = ReasonCapReached, "emitted "+strconv.Itoa(c.count)+" of "+strconv.Itoa(r.MaxPerChat)
 		return d
 	}
 	if r.MinTurnsBetween > 0 && c.count > 0 && t.wc.Turn-c.last < r.MinTurnsBetween {
 		d.Reason = ReasonRateLimited
-		d.Detail = fmt.Sprintf("last fired turn %d, next eligible %d", c.last, c.last+r.MinTurnsBetween)
+		d.Detail = "last fired turn " + strconv.Itoa(c.last) + ", next eligible " + strconv.Itoa(c.last+r.MinTurnsBetween)
 		return d
 	}
 	d.Fired, d.Reason = true, ReasonFired
@@ -156,7 +166,8 @@ func (t *turnEval) applyBudget(ds []Decision) {
 		}
 		total -= d.Tokens
 		d.Fired, d.Reason, d.OnceLatches = false, ReasonBudgetTrimmed, nil
-		d.Detail = fmt.Sprintf("fired reminders needed %d tokens, budget %d; dropped %d tokens", need, budget, d.Tokens)
+		d.Detail = "fired reminders needed " + strconv.Itoa(need) + " tokens, budget " + strconv.Itoa(budget) +
+			"; dropped " + strconv.Itoa(d.Tokens) + " tokens"
 	}
 }
 

@@ -292,3 +292,36 @@ reminders: [{id: x, text: X., placement: run-start, when: firstN(1)}]
 		})
 	}
 }
+
+// TestPlacementInlineAfterPart checks that an inline reminder after a part reminder (in
+// file order) goes to the part the part reminder added, the last text part by then.
+func TestPlacementInlineAfterPart(t *testing.T) {
+	h := newHarness(t, `
+explain_reminders: false
+reminders:
+  - {id: a, text: Alpha.}
+  - {id: b, text: Beta., placement: part}
+  - {id: c, text: Gamma.}
+  - {id: d, text: Delta.}
+`)
+	res := h.send("hello", at(1))
+	u := h.savedMessage(res.Plan.User.ID)
+	want := []string{"hello" + tag("Alpha."), tag("Beta.") + tag("Gamma.") + tag("Delta.")}
+	var got []string
+	for _, p := range u.Parts {
+		got = append(got, p.Text)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got parts %q, want %q", got, want)
+	}
+	la, lb, lc, ld := len(tag("Alpha.")), len(tag("Beta.")), len(tag("Gamma.")), len(tag("Delta."))
+	wantSpans := []chat.ReminderSpan{
+		{ID: "a", Part: 0, Start: 5, End: 5 + la, Mode: "inline"},
+		{ID: "b", Part: 1, Start: 0, End: lb, Mode: "part"},
+		{ID: "c", Part: 1, Start: lb, End: lb + lc, Mode: "inline"},
+		{ID: "d", Part: 1, Start: lb + lc, End: lb + lc + ld, Mode: "inline"},
+	}
+	if !reflect.DeepEqual(u.Reminders, wantSpans) {
+		t.Errorf("got spans %+v, want %+v", u.Reminders, wantSpans)
+	}
+}

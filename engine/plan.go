@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -78,54 +79,78 @@ func (s *Session) plan(in UserInput) *Plan {
 func (s *Session) render(p *Plan, user *chat.Message, ds *decisions) {
 	e, file := s.e, s.e.file
 	userTokens := e.cache.count(user.PlainText())
-	instr := instructionsBlock(file, ds.applied)
-	sections := make([]string, 0, 3)
-	for _, sec := range []string{e.cache.fragments, instr} {
-		if sec != "" {
-			sections = append(sections, sec)
-		}
-	}
-	if file.ExplainReminders {
-		sections = append(sections, explanation)
-	}
-	system := strings.Join(sections, "\n\n")
+	prompt := e.cache.prompt(file, ds.applied)
+	system := prompt.system
 
-	var runStart, systemInject []string
+	var runStart, systemInject []byte
+	bk := baker{m: user, part: -1}
 	for i := range ds.reminders {
 		d := &ds.reminders[i]
 		if !d.Fired {
 			continue
 		}
-		tagged := "<system-reminder>" + d.Text + "</system-reminder>"
 		switch d.Placement {
 		case ctxfile.PlaceRunStart:
-			runStart = append(runStart, tagged)
+			runStart = appendTagged(appendSep(runStart), d.Text)
 		case ctxfile.PlaceSystem:
-			systemInject = append(systemInject, tagged)
+			systemInject = appendTagged(appendSep(systemInject), d.Text)
 		default:
-			bake(user, d.ID, d.Placement, tagged)
+			bk.add(d.ID, d.Placement, d.Text)
 		}
 	}
+	bk.flush()
 	if len(runStart) > 0 {
-		system = strings.TrimRight(strings.Join(runStart, "\n\n")+"\n\n"+system, "\n")
+		system = strings.TrimRight(string(runStart)+"\n\n"+system, "\n")
 	}
 	p.fired = ds.fired()
 	p.User = *user
 	p.SystemPrompt = system
-	p.SystemInject = strings.Join(systemInject, "\n\n")
+	p.SystemInject = string(systemInject)
 
 	p.Request = chat.Request{Model: e.model, Messages: s.requestMessages(system, p.SystemInject, user),
 		Tools: e.cache.tools, Temperature: e.params.Temperature, TopP: e.params.TopP,
 		MaxTokens: e.params.MaxTokens, Seed: e.params.Seed}
-	p.Estimate = s.estimate(p, instr, ds, userTokens, len(s.view.wire))
+	p.Estimate = s.estimate(p, prompt, ds, userTokens, len(s.view.wire))
 }
 
-// bake appends a tagged reminder to the user message: inline, to its last text part with
-// no separator; part, as a new text part. The span is recorded with the message.
-func bake(m *chat.Message, id, placement, tagged string) {
+// Tags of a reminder in a request.
+const (
+	openTag  = "<system-reminder>"
+	closeTag = "</system-reminder>"
+)
+
+// appendTagged appends a reminder's text in its tags.
+func appendTagged(dst []byte, text string) []byte {
+	dst = append(dst, openTag...)
+	dst = append(dst, text...)
+	return append(dst, closeTag...)
+}
+
+// appendSep appends the blank line that separates tagged reminders joined in one message,
+// unless dst is empty.
+func appendSep(dst []byte) []byte {
+	if len(dst) == 0 {
+		return dst
+	}
+	return append(dst, "\n\n"...)
+}
+
+// baker bakes tagged reminders into a user message: inline, appended to its last text
+// part with no separator; part, as a new text part. Each span is recorded with the
+// message. The text of the part inline reminders go to is built once, not once per
+// reminder.
+type baker struct {
+	m    *chat.Message
+	part int // the part whose text buf holds (-1: none)
+	buf  []byte
+}
+
+func (b *baker) add(id, placement, text string) {
+	m := b.m
+	n := len(openTag) + len(text) + len(closeTag)
 	if placement == ctxfile.PlacePart {
-		m.Parts = append(m.Parts, chat.TextPart(tagged))
-		m.Reminders = append(m.Reminders, chat.ReminderSpan{ID: id, Part: len(m.Parts) - 1, Start: 0, End: len(tagged), Mode: chat.SpanPart})
+		m.Parts = append(m.Parts, chat.TextPart(string(appendTagged(make([]byte, 0, n), text))))
+		m.Reminders = append(m.Reminders, chat.ReminderSpan{ID: id, Part: len(m.Parts) - 1, Start: 0, End: n, Mode: chat.SpanPart})
 		return
 	}
 	last := -1
@@ -139,9 +164,22 @@ func bake(m *chat.Message, id, placement, tagged string) {
 		m.Parts = append(m.Parts, chat.TextPart(""))
 		last = len(m.Parts) - 1
 	}
-	start := len(m.Parts[last].Text)
-	m.Parts[last].Text += tagged
-	m.Reminders = append(m.Reminders, chat.ReminderSpan{ID: id, Part: last, Start: start, End: start + len(tagged), Mode: chat.SpanInline})
+	if last != b.part {
+		b.flush()
+		b.part = last
+		b.buf = append(b.buf[:0], m.Parts[last].Text...)
+	}
+	start := len(b.buf)
+	b.buf = appendTagged(b.buf, text)
+	m.Reminders = append(m.Reminders, chat.ReminderSpan{ID: id, Part: last, Start: start, End: start + n, Mode: chat.SpanInline})
+}
+
+// flush writes the text built for a part into it.
+func (b *baker) flush() {
+	if b.part >= 0 {
+		b.m.Parts[b.part].Text = string(b.buf)
+		b.part = -1
+	}
 }
 
 // historyWire returns the request form of the active branch, computing each message's
@@ -188,9 +226,9 @@ func (s *Session) requestMessages(system, inject string, user *chat.Message) []c
 		msgs = append(msgs, hist...)
 		return append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: inject}, user.UserWire())
 	}
-	l := &v.sent
+	l := v.sentLogFor(system)
 	switch i, saved := v.index[l.user]; {
-	case l.msgs == nil || l.system != system || l.hist > len(hist):
+	case l.msgs == nil || l.hist > len(hist):
 		*l = sentLog{system: system, msgs: make([]chat.WireMessage, 0, len(hist)+2)}
 		if system != "" {
 			l.msgs = append(l.msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
@@ -208,16 +246,36 @@ func (s *Session) requestMessages(system, inject string, user *chat.Message) []c
 	return msgs[:len(msgs):len(msgs)]
 }
 
+// maxSentLogs bounds the system prompts a branch keeps a request log for: a prompt that
+// alternates between a few forms (an instruction applied every fifth turn, a run-start
+// reminder) extends the log of its form by the turns since it was last sent.
+const maxSentLogs = 4
+
+// sentLogFor returns the request log of the system prompt, moved first: the one kept, or
+// an empty one in place of the least recently used.
+func (v *branchView) sentLogFor(system string) *sentLog {
+	k := slices.IndexFunc(v.sent, func(l *sentLog) bool { return l.system == system })
+	switch {
+	case k < 0 && len(v.sent) < maxSentLogs:
+		v.sent = append(v.sent, &sentLog{system: system})
+		k = len(v.sent) - 1
+	case k < 0:
+		k = len(v.sent) - 1
+		*v.sent[k] = sentLog{system: system}
+	}
+	l := v.sent[k]
+	copy(v.sent[1:k+1], v.sent[:k])
+	v.sent[0] = l
+	return l
+}
+
 // estimate sizes the request by source, from cached counts.
-func (s *Session) estimate(p *Plan, instr string, ds *decisions, userTokens, histMsgs int) Estimate {
+func (s *Session) estimate(p *Plan, prompt *systemPrompt, ds *decisions, userTokens, histMsgs int) Estimate {
 	c := s.e.cache
 	var est Estimate
-	est.Fragments = c.count(c.fragments)
+	est.Fragments = c.fragmentTokens()
 	est.EachFragment = c.eachFragment()
-	est.Instructions = c.count(instr)
-	if s.e.file.ExplainReminders {
-		est.Instructions += c.count(explanation)
-	}
+	est.Instructions = prompt.instrTokens
 	for i := range ds.reminders {
 		if ds.reminders[i].Fired {
 			est.Reminders += ds.reminders[i].Tokens + 8 // the <system-reminder> tags

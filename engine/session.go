@@ -198,6 +198,7 @@ func (s *Session) whenContext(user *chat.Message) *predicates.WhenContext {
 			CreatedAt: s.chat.CreatedAt, UpdatedAt: s.chat.UpdatedAt},
 		Now:       user.CreatedAt,
 		FiredOnce: v.latches,
+		Memo:      v.memo,
 	}
 	if last := v.lastUser(); last != nil {
 		wc.LastMessage = last

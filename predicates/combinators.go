@@ -152,6 +152,7 @@ func (p *window) Eval(c *WhenContext) Result {
 	}
 	// keep the per-turn caches the children filled
 	c.lowerContent, c.contentTokens, c.tokenized = cc.lowerContent, cc.contentTokens, cc.tokenized
+	c.asciiContent, c.patterns, c.patternsFor = cc.asciiContent, cc.patterns, cc.patternsFor
 	n := len(r.Children)
 	ks := strconv.Itoa(k)
 	switch {

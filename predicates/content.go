@@ -26,6 +26,24 @@ func (c *WhenContext) terms() []string {
 	return c.contentTokens
 }
 
+// find returns where re first matches the content (nil for nowhere), once per regex
+// literal and content: a context file often repeats a pattern across reminders. A regex
+// runs only when the content holds a literal it needs (Regex.mayMatch).
+func (c *WhenContext) find(re *Regex) []int {
+	if !re.mayMatch(c) {
+		return nil
+	}
+	key := re.String()
+	if c.patterns == nil || c.patternsFor != c.Content {
+		c.patterns, c.patternsFor = make(map[string][]int), c.Content
+	} else if loc, ok := c.patterns[key]; ok {
+		return loc
+	}
+	loc := re.re.FindStringIndex(c.Content)
+	c.patterns[key] = loc
+	return loc
+}
+
 type contentIncludes struct {
 	words []string // lower-cased
 	orig  []string
@@ -86,7 +104,7 @@ func (p *contentPattern) Eval(c *WhenContext) Result {
 	if c == nil {
 		c = new(WhenContext)
 	}
-	loc := p.re.re.FindStringIndex(c.Content)
+	loc := c.find(p.re)
 	if loc == nil {
 		return leaf(p.expr, false, p.re.String()+" no match")
 	}

@@ -51,9 +51,17 @@ type WhenContext struct {
 	Now time.Time
 	// FiredOnce holds the once('id') latches already set on this branch.
 	FiredOnce map[string]bool
+	// Memo, when set, keeps what predicates derived from LastAssistantReplies for the
+	// next turn of the branch (see Memo); nil derives everything from the replies.
+	Memo *Memo
 
 	// Per-turn caches, filled on first use.
 	lowerContent  *string
 	contentTokens []string
 	tokenized     bool
+	asciiContent  uint8 // 0 not known yet, 1 ASCII, 2 not
+	// patterns holds the matches of the content's regexes by literal (patternsOf), for
+	// the content patternsFor.
+	patterns    map[string][]int
+	patternsFor string
 }

@@ -12,6 +12,10 @@ type Regex struct {
 	src   string // the pattern as written between the slashes ('/' escaped)
 	flags string // a sorted subset of "ims"
 	re    *regexp.Regexp
+	// needs are literals one of which every match contains (nil: none known).
+	needs []need
+	// text is the literal, /pattern/flags.
+	text string
 }
 
 // CompileRegex compiles pattern (RE2 syntax; a '/' needs no escape) with flags, a subset of
@@ -30,7 +34,7 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regex /%s/%s: %w", src, fl, err)
 	}
-	return &Regex{src: src, flags: fl, re: re}, nil
+	return &Regex{src: src, flags: fl, re: re, needs: needsOf(expr), text: "/" + src + "/" + fl}, nil
 }
 
 // normFlags validates regex flags and returns them sorted.
@@ -78,7 +82,7 @@ func escapeSlashes(pattern string) string {
 }
 
 // String returns the literal, e.g. /deploy(ed)?/i.
-func (r *Regex) String() string { return "/" + r.src + "/" + r.flags }
+func (r *Regex) String() string { return r.text }
 
 // MatchString reports whether the regular expression matches somewhere in s.
 func (r *Regex) MatchString(s string) bool { return r.re.MatchString(s) }

@@ -1,6 +1,8 @@
 package predicates
 
 import (
+	"sync"
+
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
@@ -37,7 +39,7 @@ func (r Result) MarshalJSON() ([]byte, error) {
 func (r *Result) AppendJSON(dst []byte) []byte {
 	dst = append(dst, '{')
 	dst = chat.AppendJSONField(dst, "expr")
-	dst = chat.AppendJSONString(dst, r.Expr)
+	dst = appendExprJSON(dst, r.Expr)
 	dst = chat.AppendJSONField(dst, "value")
 	dst = chat.AppendJSONBool(dst, r.Value)
 	dst = chat.AppendJSONField(dst, "why")
@@ -55,6 +57,44 @@ func (r *Result) AppendJSON(dst []byte) []byte {
 		dst = r.Children[i].AppendJSON(dst)
 	}
 	return append(dst, ']', '}')
+}
+
+// exprJSON keeps the JSON strings of long expressions: a predicate's expression is the
+// same on every turn (a contentMatches over 50 topics is kilobytes, repeated in each
+// combinator above it), and every turn's decisions are encoded.
+var exprJSON struct {
+	sync.Mutex
+	m     map[string][]byte
+	bytes int
+}
+
+// Bounds of exprJSON: the shortest expression kept, and the bytes kept (emptied when
+// full).
+const (
+	exprJSONMin   = 64
+	exprJSONLimit = 4 << 20
+)
+
+// appendExprJSON appends expr as a JSON string, as chat.AppendJSONString does.
+func appendExprJSON(dst []byte, expr string) []byte {
+	if len(expr) < exprJSONMin {
+		return chat.AppendJSONString(dst, expr)
+	}
+	exprJSON.Lock()
+	b, ok := exprJSON.m[expr]
+	exprJSON.Unlock()
+	if ok {
+		return append(dst, b...)
+	}
+	b = chat.AppendJSONString(nil, expr)
+	exprJSON.Lock()
+	if exprJSON.m == nil || exprJSON.bytes+len(expr)+len(b) > exprJSONLimit {
+		exprJSON.m, exprJSON.bytes = make(map[string][]byte), 0
+	}
+	exprJSON.m[expr] = b
+	exprJSON.bytes += len(expr) + len(b)
+	exprJSON.Unlock()
+	return append(dst, b...)
 }
 
 // Latches returns the once('id') latches that this evaluation consulted and found unset,

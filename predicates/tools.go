@@ -270,16 +270,31 @@ func (p *toolCount) Eval(c *WhenContext) Result {
 
 func (p *toolCount) failStreak(c *WhenContext) int {
 	replies := c.LastAssistantReplies
-	if len(replies) == 0 && c.LastAssistantMessage != nil {
-		replies = []*chat.Message{c.LastAssistantMessage}
+	if len(replies) == 0 {
+		if c.LastAssistantMessage == nil {
+			return 0
+		}
+		return p.streakOver([]*chat.Message{c.LastAssistantMessage}, 0)
 	}
-	n, exact := 0, p.name.re == nil
-	for r := len(replies) - 1; r >= 0; r-- {
-		m := replies[r]
+	if c.Memo == nil {
+		return p.streakOver(replies, 0)
+	}
+	st := c.Memo.streak(p, replies)
+	n := p.streakOver(replies[st.n:], st.streak)
+	c.Memo.setStreak(p, replies, n)
+	return n
+}
+
+// streakOver continues a failure streak of n over replies, oldest first: each failed call
+// of the tool adds one, each other outcome (output-available, input-available) starts it
+// again from 0. Read forwards, this is the streak ToolFailedStreak reads backwards.
+func (p *toolCount) streakOver(replies []*chat.Message, n int) int {
+	exact := p.name.re == nil
+	for _, m := range replies {
 		if m == nil {
 			continue
 		}
-		for i := len(m.Parts) - 1; i >= 0; i-- {
+		for i := range m.Parts {
 			part := &m.Parts[i]
 			if part.Type != chat.PartTool {
 				continue
@@ -295,7 +310,7 @@ func (p *toolCount) failStreak(c *WhenContext) int {
 			case chat.ToolOutputError:
 				n++
 			case chat.ToolOutputAvailable, chat.ToolInputAvailable:
-				return n
+				n = 0
 			}
 		}
 	}

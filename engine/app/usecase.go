@@ -241,7 +241,7 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	}
 	defer w.Close()
 
-	dry, err := NewEngine(file, engine.NewMemStore(w.db), settings, opt.Now)
+	dry, err := newEngine(dryRunFile(file), engine.NewMemStore(w.db), settings, opt.Now, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +276,18 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		res.ChatCost, res.ChatPriced = usd, known
 	}
 	return res, nil
+}
+
+// dryRunFile is the context file a script's dry run plays under: the file without what
+// only decides and renders a turn (reminders, instructions, modes, fragments, skills). A
+// dry run looks for the steps the chat cannot do, which depend on the script and the chat
+// alone; the decisions it would make are thrown away, so it makes none. Its engine counts
+// tokens roughly (a nil counter), for the same reason.
+func dryRunFile(f *ctxfile.File) *ctxfile.File {
+	dry := *f
+	dry.System, dry.Skills, dry.SkillIndex, dry.Classifiers = nil, nil, nil, nil
+	dry.Modes, dry.Instructions, dry.Reminders = nil, nil, nil
+	return &dry
 }
 
 // NeedsModel reports whether some step of the script asks the model.

@@ -143,8 +143,17 @@ func (c *Counter) countShort(s string) int {
 	return n
 }
 
-// countDirect counts s in one call of the encoder.
+// countDirect counts s: with fastCount when it splits s, else in one call of the
+// encoder.
 func (c *Counter) countDirect(s string) int {
+	if n, ok := c.fastCount(s); ok {
+		return n
+	}
+	return c.countDirectSlow(s)
+}
+
+// countDirectSlow counts s in one call of the encoder.
+func (c *Counter) countDirectSlow(s string) int {
 	n, err := c.load().Count(s)
 	if err != nil { // the encoder only fails on a regexp timeout, which is not set
 		return (len(s) + 3) / 4

@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/ctxlab/ctxlab/predicates"
 )
 
 // Reopen opens the chat of a saved session on engine e (one built for a reloaded context
@@ -21,7 +23,7 @@ func (e *Engine) Reopen(ctx context.Context, from *Session) (*Session, error) {
 	}
 	s := &Session{e: e, chat: c, views: from.views, decisionBytes: from.decisionBytes}
 	for _, v := range s.views {
-		v.wire, v.wireEnd, v.tokensTo, v.sent = nil, nil, nil, sentLog{}
+		v.wire, v.wireEnd, v.tokensTo, v.sent, v.memo = nil, nil, nil, nil, predicates.NewMemo()
 	}
 	if err := s.load(ctx, c.ActiveBranch); err != nil {
 		return nil, err

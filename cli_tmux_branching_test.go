@@ -29,6 +29,7 @@ func TestWorkbenchTmuxBranching(t *testing.T) {
 	tm.waitFor("reply as the model to")
 	tm.keys("first answer", "Enter")
 	tm.waitFor("first answer", "branch main (1 branch)")
+	tm.waitGone("streaming: esc") // the reply shows before its turn is saved
 
 	// Edit turn 1 from the transcript.
 	tm.keys("Tab", "Home", "e")
@@ -37,6 +38,7 @@ func TestWorkbenchTmuxBranching(t *testing.T) {
 	tm.waitFor("reply as the model to edited turn 1")
 	tm.keys("second answer", "Enter")
 	tm.waitFor("second answer", "branch main-v2 (2 branches)", "‹2/2›", "edited turn 1 on new branch main-v2 (2 branches)")
+	tm.waitGone("streaming: esc")
 	tm.keys("Tab", "4")
 	tm.waitFor("2 branches · active main-v2", "from main")
 

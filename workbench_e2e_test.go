@@ -257,6 +257,7 @@ func TestWorkbenchTmuxTwoTurns(t *testing.T) {
 
 	send(t, p, "what is the weather in kelvin?")
 	screen := waitFor(t, p, "Paris is at 293 kelvin", e2eTimeout)
+	waitIdle(t, p) // the reply shows before its turn is saved
 	for _, want := range []string{"get_temperature", `{"kelvin": 293}`, "⟪injected: units-note", "1 reminder"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("after turn 2 the screen lacks %q:\n%s", want, screen)

@@ -136,7 +136,11 @@ func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	it := m.tr.Item(m.tr.Current())
-	if it == nil || it.user == nil || it.num < 1 || it.live != nil || it.pendingReply || it.err != "" {
+	if it != nil && (it.live != nil || it.pendingReply) {
+		m.setErr(fmt.Errorf("turn %d is not saved yet: wait for its reply", it.num))
+		return nil, true
+	}
+	if it == nil || it.user == nil || it.num < 1 || it.err != "" {
 		m.setErr(fmt.Errorf("select a saved turn first (up/down in the transcript)"))
 		return nil, true
 	}

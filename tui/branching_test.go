@@ -211,6 +211,20 @@ func TestBranchingNeedsASavedTurn(t *testing.T) {
 	}
 }
 
+func TestBranchingWaitsForTheReply(t *testing.T) {
+	m, _ := scriptedChat(t, 0, 120, 40)
+	press(m, "type:q1", "enter") // the composer now asks for the reply: turn 1 is not saved
+	m.setFocus(areaTranscript)
+	press(m, "home")
+	for _, k := range []string{"e", "r", "w", "x"} {
+		m.lastErr = ""
+		press(m, k)
+		if !strings.Contains(m.lastErr, "turn 1 is not saved yet") || m.br.op != opNone {
+			t.Errorf("%s on a turn waiting for its reply: error %q, op %v", k, m.lastErr, m.br.op)
+		}
+	}
+}
+
 func TestGoldenVersions(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {

@@ -52,6 +52,8 @@ type DB struct {
 	path string
 	// stmts holds the statements of a commit, prepared once.
 	stmts stmtCache
+	// pieces holds the pieces of decision lists stored once (pieces.go).
+	pieces pieceCache
 
 	// Now returns the current time, used for created and updated times the caller did not
 	// give. It defaults to time.Now; tests replace it.

@@ -21,6 +21,8 @@ const (
 			ttft_ns, latency_ns, finish_reason, error)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsDecisions = "INSERT INTO turn_decisions (turn_pk, decisions) VALUES (?, ?)"
+	qInsPiece     = "INSERT INTO json_pieces (text) VALUES (?) ON CONFLICT (text) DO NOTHING RETURNING id"
+	qPieceID      = "SELECT id FROM json_pieces WHERE text = ?"
 	qMoveHead     = "UPDATE branches SET head = ? WHERE chat_id = ? AND name = ? AND head IS ?"
 	qUpdateChat   = `UPDATE chats SET updated_at = ?1, message_count = message_count + ?2,
 		prompt_tokens = prompt_tokens + ?3, completion_tokens = completion_tokens + ?4, total_tokens = total_tokens + ?5,
@@ -37,12 +39,14 @@ const (
 	sInsFTS
 	sInsTurn
 	sInsDecisions
+	sInsPiece
+	sPieceID
 	sMoveHead
 	sUpdateChat
 )
 
 // stmtQueries lists the prepared statements, by index.
-var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsFTS, qInsTurn, qInsDecisions, qMoveHead, qUpdateChat}
+var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsFTS, qInsTurn, qInsDecisions, qInsPiece, qPieceID, qMoveHead, qUpdateChat}
 
 // stmtSet holds the statements of stmtQueries prepared on the database. A transaction
 // takes them with Tx.StmtContext, which reuses the statement each connection prepared

@@ -97,18 +97,20 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		}
 	}
 	turns := make([]encodedTurn, len(a.Turns))
+	defer releasePlans(turns)
 	var usage chat.Usage
-	var cuts []int
+	cuts := cutsPool.Get().(*[]int)
+	defer cutsPool.Put(cuts)
 	for i := range a.Turns {
 		t := &a.Turns[i]
 		if t.ChatID != c.ID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ID, t.ID, t.ChatID)
 		}
-		compact, err := checkTurnJSON(t, &cuts)
+		compact, err := checkTurnJSON(t, cuts)
 		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
-		if turns[i], err = encodeTurn(t, compact, cuts, &d.pieces); err != nil {
+		if turns[i], err = encodeTurn(t, compact, *cuts, &d.pieces); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
 		usage = usage.Add(t.Counted())

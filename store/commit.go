@@ -120,8 +120,10 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		}
 	}
 	turns := make([]encodedTurn, len(c.Turns))
+	defer releasePlans(turns)
 	var usage chat.Usage
-	var cuts []int
+	cuts := cutsPool.Get().(*[]int)
+	defer cutsPool.Put(cuts)
 	for i := range c.Turns {
 		t := c.Turns[i] // a copy: the caller's slice is left as it was
 		if t.ChatID == "" {
@@ -133,11 +135,11 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		if t.ChatID != c.ChatID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
 		}
-		compact, err := checkTurnJSON(&t, &cuts)
+		compact, err := checkTurnJSON(&t, cuts)
 		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
-		if turns[i], err = encodeTurn(&t, compact, cuts, &d.pieces); err != nil {
+		if turns[i], err = encodeTurn(&t, compact, *cuts, &d.pieces); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
 		usage = usage.Add(t.Counted())

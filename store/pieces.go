@@ -77,6 +77,25 @@ type packPlan struct {
 	size int
 }
 
+// cutsPool and planPool hold the buffers of earlier commits: a list of 200 reminders has
+// thousands of strings and pieces, and allocating for them every turn costs more than
+// cutting.
+var (
+	cutsPool = sync.Pool{New: func() any { return new([]int) }}
+	planPool = sync.Pool{New: func() any { return new(packPlan) }}
+)
+
+// releasePlans gives the plans of turns back to planPool once their transaction is over.
+func releasePlans(turns []encodedTurn) {
+	for i := range turns {
+		if p := turns[i].packed; p != nil {
+			turns[i].packed = nil
+			p.raw = nil
+			planPool.Put(p)
+		}
+	}
+}
+
 // stringCuts returns a function for chat.ScanJSONStrings that appends to *cuts the bounds
 // of the strings long enough to be pieces of their own.
 func stringCuts(cuts *[]int) func(start, end int) {
@@ -95,7 +114,8 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 	defer c.mu.Unlock()
 	c.init()
 	c.lists++
-	p := &packPlan{raw: raw, size: 1, segs: make([]packSeg, 0, len(cuts)+1)}
+	p := planPool.Get().(*packPlan)
+	p.raw, p.size, p.segs = raw, 1, p.segs[:0]
 	prev, prevRaw := c.prev, c.prevRaw
 	next := c.spare[:0]
 	j := 0 // the piece of prev the next piece is compared with first
@@ -136,6 +156,8 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 	c.spare, c.prev = prev, next
 	c.spareRaw, c.prevRaw = prevRaw, append(c.spareRaw[:0], raw...)
 	if !packed {
+		p.raw = nil
+		planPool.Put(p)
 		return nil
 	}
 	return p
@@ -160,6 +182,9 @@ func (c *pieceCache) match(s []byte, prev []packSeg, prevRaw []byte, j *int) int
 	}
 	if id, ok := c.ids[string(s)]; ok {
 		return id
+	}
+	if s[0] == '"' {
+		return 0
 	}
 	if list, ok := c.seen[string(s)]; ok {
 		if list != c.lists {

@@ -169,6 +169,7 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 
 func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage, at time.Time) error {
 	tx := st.tx
+	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
 	if c.NewBranch != nil {
 		b := *c.NewBranch
@@ -184,9 +185,10 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		}
 	} else {
 		var head sql.NullString
+		var pk, depth, userTurns sql.NullInt64
 		q, err := st.stmt(ctx, sBranchHead)
 		if err == nil {
-			err = q.QueryRowContext(ctx, c.ChatID, c.Branch).Scan(&head)
+			err = q.QueryRowContext(ctx, c.ChatID, c.Branch).Scan(&head, &pk, &depth, &userTurns)
 		}
 		if err == sql.ErrNoRows {
 			if _, _, err := loadChat(ctx, tx, c.ChatID); err != nil {
@@ -200,9 +202,16 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		if head.String != c.ExpectHead {
 			return conflictf("chat %q: branch %q head moved (expected %q, found %q)", c.ChatID, c.Branch, c.ExpectHead, head.String)
 		}
+		if pk.Valid {
+			// The step usually continues from the head: its parent needs no lookup.
+			headInfo = &msgInfo{pk: pk.Int64, depth: int(depth.Int64), userTurns: int(userTurns.Int64)}
+		}
 	}
 
 	w := msgWriter{st: st, chatID: c.ChatID}
+	if headInfo != nil {
+		w.known, w.knownID = *headInfo, c.ExpectHead
+	}
 	if err := w.insertAll(ctx, c.Messages); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -73,8 +74,6 @@ type packSeg struct {
 type packPlan struct {
 	raw  []byte
 	segs []packSeg
-	// size is the length of the packed form, new pieces' references apart.
-	size int
 }
 
 // cutsPool and planPool hold the buffers of earlier commits: a list of 200 reminders has
@@ -115,7 +114,7 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 	c.init()
 	c.lists++
 	p := planPool.Get().(*packPlan)
-	p.raw, p.size, p.segs = raw, 1, p.segs[:0]
+	p.raw, p.segs = raw, p.segs[:0]
 	prev, prevRaw := c.prev, c.prevRaw
 	next := c.spare[:0]
 	j := 0 // the piece of prev the next piece is compared with first
@@ -128,17 +127,10 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 		}
 		if seg.id != 0 {
 			packed = true
-		}
-		switch {
-		case seg.id > 0:
-			p.size += refLen(seg.id)
-		case seg.id == 0:
-			p.size += end - start
+		} else if n := len(p.segs); n > 0 && p.segs[n-1].id == 0 {
 			// Runs of text written as it is are one segment.
-			if n := len(p.segs); n > 0 && p.segs[n-1].id == 0 {
-				p.segs[n-1].end = end
-				return
-			}
+			p.segs[n-1].end = end
+			return
 		}
 		p.segs = append(p.segs, seg)
 	}
@@ -223,27 +215,36 @@ type newPieces map[string]int64
 
 // pack returns the packed form of p, storing its new pieces through st.
 func (p *packPlan) pack(ctx context.Context, st *txStmts, added newPieces) (string, error) {
-	buf := make([]byte, 0, p.size+8*len(p.segs))
-	buf = append(buf, packMark)
+	size := 1
 	for i := range p.segs {
 		seg := &p.segs[i]
-		s := p.raw[seg.start:seg.end]
-		if seg.id == 0 {
-			buf = append(buf, s...)
-			continue
-		}
-		id := seg.id
-		if id < 0 {
-			var err error
-			if id, err = added.id(ctx, st, s); err != nil {
+		if seg.id < 0 {
+			id, err := added.id(ctx, st, p.raw[seg.start:seg.end])
+			if err != nil {
 				return "", err
 			}
+			seg.id = id
 		}
-		buf = append(buf, refStart)
-		buf = strconv.AppendInt(buf, id, 10)
-		buf = append(buf, refEnd)
+		if seg.id == 0 {
+			size += seg.end - seg.start
+		} else {
+			size += refLen(seg.id)
+		}
 	}
-	return string(buf), nil
+	var b strings.Builder // its String is the buffer itself: no copy of the list
+	b.Grow(size)
+	b.WriteByte(packMark)
+	var num [20]byte
+	for _, seg := range p.segs {
+		if seg.id == 0 {
+			b.Write(p.raw[seg.start:seg.end])
+			continue
+		}
+		b.WriteByte(refStart)
+		b.Write(strconv.AppendInt(num[:0], seg.id, 10))
+		b.WriteByte(refEnd)
+	}
+	return b.String(), nil
 }
 
 // id returns the id of the piece s, adding it to the table if another process has not.

@@ -54,10 +54,11 @@ type pieceCache struct {
 	// turn to turn stays inline. spare and spareRaw are the buffers of the list before.
 	prev, spare       []packSeg
 	prevRaw, spareRaw []byte
-	// seen holds other pieces seen in one list (a reminder's decision when it fires, which
-	// the list before may not have had), with the number of that list (lists): they too are
-	// stored when another list has them. A piece that comes twice in one list (a reason
-	// "turn 12 % 6 == 0" of two reminders) changes with the turn as often as not.
+	// seen holds the other pieces of JSON between strings seen in one list (a reminder's
+	// fields when it fires, which the list before may not have had), with the number of
+	// that list (lists): they too are stored when another list has them, but not when one
+	// list has them twice. A string (a reason such as "turn 12 % 6 == 0") is stored only
+	// when the previous list had it in the same place: the others change with the turn.
 	seen  map[string]uint32
 	lists uint32
 }
@@ -156,8 +157,8 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 }
 
 // match returns the id of piece s: the id of a known piece, -1 for a new piece (s is
-// among the next pieces of prev, from *j, which it moves past s, or was seen before), 0
-// to write s as it is.
+// among the next pieces of prev, from *j, which it moves past s, or it is JSON between
+// strings seen in an earlier list), 0 to write s as it is.
 func (c *pieceCache) match(s []byte, prev []packSeg, prevRaw []byte, j *int) int64 {
 	for w := *j; w < len(prev) && w < *j+lookahead; w++ {
 		q := prev[w]

@@ -34,8 +34,12 @@ const (
 const (
 	minLiteral = 12
 	minPiece   = 16
-	// lookahead is how many pieces of the previous list a piece is compared with.
-	lookahead = 4
+	// lookahead is how many pieces of the previous list a piece is compared with; only a
+	// piece of at least minResync bytes (a reminder's opening fields with its id, its text
+	// or expression) may match past the first, so that a short piece every reminder has
+	// (`,"value":false,"why":`) never takes the comparison to another reminder's.
+	lookahead = 32
+	minResync = 32
 	// maxSeen bounds the pieces seen once and remembered in case they come again.
 	maxSeen = 1 << 16
 )
@@ -161,6 +165,9 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 // strings seen in an earlier list), 0 to write s as it is.
 func (c *pieceCache) match(s []byte, prev []packSeg, prevRaw []byte, j *int) int64 {
 	for w := *j; w < len(prev) && w < *j+lookahead; w++ {
+		if w > *j && len(s) < minResync {
+			break
+		}
 		q := prev[w]
 		if q.end-q.start == len(s) && bytes.Equal(prevRaw[q.start:q.end], s) {
 			*j = w + 1

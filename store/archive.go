@@ -37,7 +37,7 @@ func (d *DB) ExportChat(ctx context.Context, id string) (chat.Archive, error) {
 		if a.Checkpoints, err = loadCheckpoints(ctx, q, id); err != nil {
 			return err
 		}
-		a.Turns, err = queryTurns(ctx, q, id, DetailAll, "1")
+		a.Turns, err = queryTurns(ctx, q, &d.pieces, id, DetailAll, "1")
 		return err
 	})
 	if err != nil {
@@ -97,23 +97,28 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		}
 	}
 	turns := make([]encodedTurn, len(a.Turns))
+	defer releasePlans(turns)
 	var usage chat.Usage
+	cuts := cutsPool.Get().(*[]int)
+	defer cutsPool.Put(cuts)
 	for i := range a.Turns {
 		t := &a.Turns[i]
 		if t.ChatID != c.ID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ID, t.ID, t.ChatID)
 		}
-		compact, err := checkTurnJSON(t)
+		compact, err := checkTurnJSON(t, cuts)
 		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
-		if turns[i], err = encodeTurn(t, compact); err != nil {
+		if turns[i], err = encodeTurn(t, compact, *cuts, &d.pieces); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
 		usage = usage.Add(t.Counted())
 	}
 	set := d.prepared(ctx)
-	return d.write(ctx, func(tx *sql.Tx) error {
+	added := newPieces{}
+	err = d.write(ctx, func(tx *sql.Tx) error {
+		clear(added)
 		st := &txStmts{tx: tx, set: set}
 		if err := insertChat(ctx, tx, c, meta, usage, len(a.Messages)); err != nil {
 			return err
@@ -136,7 +141,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 				return dbErr(ctx, err, fmt.Sprintf("import chat %q: checkpoint %q", c.ID, k.Name))
 			}
 		}
-		tw := turnWriter{st: st, chatID: c.ID}
+		tw := turnWriter{st: st, chatID: c.ID, added: added}
 		for i := range turns {
 			if err := tw.insert(ctx, &turns[i]); err != nil {
 				return err
@@ -144,4 +149,8 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		}
 		return nil
 	})
+	if err == nil {
+		d.pieces.learn(added)
+	}
+	return err
 }

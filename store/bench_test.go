@@ -64,6 +64,45 @@ func BenchmarkCommitTurn(b *testing.B) {
 	b.ReportMetric(float64(len(cb.decisions)), "decision-bytes")
 }
 
+// BenchmarkCommitDecisions commits turns whose 200 decisions repeat, turn after turn,
+// their expressions and texts and change their reasons (turnDecisions), as the engine's
+// do: the store keeps the repeated pieces once. file-KB/turn is the size of the database
+// per turn committed.
+func BenchmarkCommitDecisions(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bench.db")
+	db, err := store.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cb := newChat(b, db, "bench")
+	head := ""
+	lists := make([]json.RawMessage, 16)
+	for i := range lists {
+		lists[i] = turnDecisions(i+1, 200)
+	}
+	times := make([]time.Duration, 0, b.N)
+	for b.Loop() {
+		cb.decisions = lists[cb.n%len(lists)]
+		c := cb.step("main", head, "a user message of ordinary length, asking about the quarterly report")
+		start := time.Now()
+		if err := db.Commit(ctx, c); err != nil {
+			b.Fatal(err)
+		}
+		times = append(times, time.Since(start))
+		head = c.NewHead
+	}
+	reportQuantiles(b, times)
+	if err := db.Close(); err != nil { // which checkpoints the WAL into the file
+		b.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(st.Size())/1024/float64(len(times)), "file-KB/turn")
+	b.ReportMetric(float64(len(lists[0])), "decision-bytes")
+}
+
 func reportQuantiles(b *testing.B, times []time.Duration) {
 	if len(times) == 0 {
 		return

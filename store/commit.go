@@ -17,11 +17,15 @@ type encodedTurn struct {
 	request   string
 	fired     any
 	decisions any
+	// packed, when set, is the decision list to pack in the transaction (pieces.go);
+	// decisions is then unused.
+	packed *packPlan
 }
 
 // encodeTurn encodes the JSON columns of t; compact says its decisions are known to be
-// valid, compact JSON (checkTurnJSON).
-func encodeTurn(t *chat.Turn, compact bool) (encodedTurn, error) {
+// valid, compact JSON, with their long strings at cuts (checkTurnJSON). With pc set, the
+// decisions are packed against the pieces it knows.
+func encodeTurn(t *chat.Turn, compact bool, cuts []int, pc *pieceCache) (encodedTurn, error) {
 	e := encodedTurn{t: t}
 	var err error
 	if e.request, err = marshalJSON(t.Request); err != nil {
@@ -33,8 +37,21 @@ func encodeTurn(t *chat.Turn, compact bool) (encodedTurn, error) {
 		}
 	}
 	if len(t.Decisions) > 0 {
-		if e.decisions, err = compactJSON(t.Decisions, compact); err != nil {
-			return e, invalidf("turn %q: decisions: %v", t.ID, err)
+		raw := []byte(t.Decisions)
+		if !compact {
+			s, err := compactJSON(t.Decisions, false)
+			if err != nil {
+				return e, invalidf("turn %q: decisions: %v", t.ID, err)
+			}
+			raw = []byte(s)
+			cuts = cuts[:0]
+			chat.ScanJSONStrings(raw, stringCuts(&cuts))
+		}
+		if pc != nil {
+			e.packed = pc.plan(raw, cuts)
+		}
+		if e.packed == nil {
+			e.decisions = string(raw)
 		}
 	}
 	return e, nil
@@ -103,7 +120,10 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		}
 	}
 	turns := make([]encodedTurn, len(c.Turns))
+	defer releasePlans(turns)
 	var usage chat.Usage
+	cuts := cutsPool.Get().(*[]int)
+	defer cutsPool.Put(cuts)
 	for i := range c.Turns {
 		t := c.Turns[i] // a copy: the caller's slice is left as it was
 		if t.ChatID == "" {
@@ -115,11 +135,11 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		if t.ChatID != c.ChatID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
 		}
-		compact, err := checkTurnJSON(&t)
+		compact, err := checkTurnJSON(&t, cuts)
 		if err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
-		if turns[i], err = encodeTurn(&t, compact); err != nil {
+		if turns[i], err = encodeTurn(&t, compact, *cuts, &d.pieces); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
 		usage = usage.Add(t.Counted())
@@ -131,18 +151,25 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		at = d.now()
 	}
 	set := d.prepared(ctx)
-	return d.write(ctx, func(tx *sql.Tx) error {
+	added := newPieces{}
+	err := d.write(ctx, func(tx *sql.Tx) error {
+		clear(added) // a retried transaction starts again
 		if newChat != nil {
 			if err := createChat(ctx, tx, newChat, newMeta); err != nil {
 				return err
 			}
 		}
-		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, usage, at)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at)
 	})
+	if err == nil {
+		d.pieces.learn(added)
+	}
+	return err
 }
 
-func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, usage chat.Usage, at time.Time) error {
+func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage, at time.Time) error {
 	tx := st.tx
+	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
 	if c.NewBranch != nil {
 		b := *c.NewBranch
@@ -158,9 +185,10 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		}
 	} else {
 		var head sql.NullString
+		var pk, depth, userTurns sql.NullInt64
 		q, err := st.stmt(ctx, sBranchHead)
 		if err == nil {
-			err = q.QueryRowContext(ctx, c.ChatID, c.Branch).Scan(&head)
+			err = q.QueryRowContext(ctx, c.ChatID, c.Branch).Scan(&head, &pk, &depth, &userTurns)
 		}
 		if err == sql.ErrNoRows {
 			if _, _, err := loadChat(ctx, tx, c.ChatID); err != nil {
@@ -174,14 +202,21 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		if head.String != c.ExpectHead {
 			return conflictf("chat %q: branch %q head moved (expected %q, found %q)", c.ChatID, c.Branch, c.ExpectHead, head.String)
 		}
+		if pk.Valid {
+			// The step usually continues from the head: its parent needs no lookup.
+			headInfo = &msgInfo{pk: pk.Int64, depth: int(depth.Int64), userTurns: int(userTurns.Int64)}
+		}
 	}
 
 	w := msgWriter{st: st, chatID: c.ChatID}
+	if headInfo != nil {
+		w.known, w.knownID = *headInfo, c.ExpectHead
+	}
 	if err := w.insertAll(ctx, c.Messages); err != nil {
 		return err
 	}
 
-	tw := turnWriter{st: st, chatID: c.ChatID}
+	tw := turnWriter{st: st, chatID: c.ChatID, added: added}
 	for i := range turns {
 		if err := tw.insert(ctx, &turns[i]); err != nil {
 			return err
@@ -222,6 +257,8 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 type turnWriter struct {
 	st     *txStmts
 	chatID string
+	// added gathers the pieces of decision lists the transaction stores.
+	added newPieces
 }
 
 func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
@@ -247,7 +284,13 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 		}
 		return err
 	}
-	if e.decisions == nil {
+	decisions := e.decisions
+	if e.packed != nil {
+		if decisions, err = e.packed.pack(ctx, w.st, w.added); err != nil {
+			return err
+		}
+	}
+	if decisions == nil {
 		return nil
 	}
 	pk, err := res.LastInsertId()
@@ -258,7 +301,7 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 	if err != nil {
 		return dbErr(ctx, err, "insert turn decisions")
 	}
-	_, err = dec.ExecContext(ctx, pk, e.decisions)
+	_, err = dec.ExecContext(ctx, pk, decisions)
 	return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: decisions", w.chatID, t.ID))
 }
 

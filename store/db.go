@@ -13,6 +13,10 @@
 // step (the latest message or turn time of a Commit), or DB.Now for the operations that
 // carry no time (CreateBranch, SetActiveBranch, SetCheckpoint).
 //
+// A turn's decision list is stored packed: the pieces that turns repeat (predicate
+// expressions, reminder texts) are kept once, in a table shared by all chats, and every
+// read returns the list byte for byte as it was committed (pieces.go).
+//
 // Reads that need one consistent view (Load, PathTurns, ExportChat) run in one read
 // transaction; under WAL they never wait for writers. Turn records load in parts (Detail):
 // the light record is what a branch switch needs, requests and decisions are loaded only
@@ -52,6 +56,8 @@ type DB struct {
 	path string
 	// stmts holds the statements of a commit, prepared once.
 	stmts stmtCache
+	// pieces holds the pieces of decision lists stored once (pieces.go).
+	pieces pieceCache
 
 	// Now returns the current time, used for created and updated times the caller did not
 	// give. It defaults to time.Now; tests replace it.

@@ -28,7 +28,9 @@ func (d *DB) RenameChat(ctx context.Context, id, title string) error {
 
 // DeleteChat removes a chat and everything of it (messages and their search index,
 // branches, checkpoints, turns and their decisions) in one transaction: either all of it
-// goes, or nothing. Other chats are untouched. ErrNotFound if there is no such chat.
+// goes, or nothing. Other chats are untouched. ErrNotFound if there is no such chat. The
+// pieces its decision lists shared with other turns (predicate expressions, reminder
+// texts, the JSON between them: see pieces.go) stay, as every chat may use them.
 func (d *DB) DeleteChat(ctx context.Context, id string) error {
 	return d.write(ctx, func(tx *sql.Tx) error {
 		var n int

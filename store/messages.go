@@ -424,6 +424,11 @@ func (p *msgInfo) child(m *chat.Message) msgInfo {
 type msgWriter struct {
 	st     *txStmts
 	chatID string
+	// known is the msgInfo of the stored message knownID, when the caller read it already.
+	known   msgInfo
+	knownID string
+	// index holds the full-text rows of the messages inserted, until insertAll ends.
+	index []ftsRow
 }
 
 // insert writes m, whose parent is described by parent (nil for a root), and returns what
@@ -465,18 +470,43 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	if info.pk, err = res.LastInsertId(); err != nil {
 		return info, dbErr(ctx, err, "insert message")
 	}
-	text := searchText(m)
-	if text == "" {
-		return info, nil
-	}
-	fts, err := w.st.stmt(ctx, sInsFTS)
-	if err != nil {
-		return info, dbErr(ctx, err, "index message")
-	}
-	if _, err := fts.ExecContext(ctx, info.pk, text); err != nil {
-		return info, dbErr(ctx, err, fmt.Sprintf("chat %q: index message %q", w.chatID, m.ID))
+	if text := searchText(m); text != "" {
+		w.index = append(w.index, ftsRow{pk: info.pk, text: text})
 	}
 	return info, nil
+}
+
+// ftsRow is a message's row of the full-text index, written by flushIndex.
+type ftsRow struct {
+	pk   int64
+	text string
+}
+
+// flushIndex writes the full-text rows of the messages inserted: two at a time (a user
+// message and its reply) with one statement.
+func (w *msgWriter) flushIndex(ctx context.Context) error {
+	rows := w.index
+	w.index = w.index[:0]
+	for len(rows) > 0 {
+		var err error
+		if len(rows) >= 2 {
+			var fts *sql.Stmt
+			if fts, err = w.st.stmt(ctx, sInsFTS2); err == nil {
+				_, err = fts.ExecContext(ctx, rows[0].pk, rows[0].text, rows[1].pk, rows[1].text)
+			}
+			rows = rows[2:]
+		} else {
+			var fts *sql.Stmt
+			if fts, err = w.st.stmt(ctx, sInsFTS); err == nil {
+				_, err = fts.ExecContext(ctx, rows[0].pk, rows[0].text)
+			}
+			rows = rows[1:]
+		}
+		if err != nil {
+			return dbErr(ctx, err, fmt.Sprintf("chat %q: index messages", w.chatID))
+		}
+	}
+	return nil
 }
 
 // insertAll writes msgs in order. Each parent is an earlier one of msgs or a message of
@@ -488,6 +518,9 @@ func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
 		var parent *msgInfo
 		if m.ParentID != "" {
 			p, ok := infos[m.ParentID]
+			if !ok && w.knownID != "" && m.ParentID == w.knownID {
+				p, ok = w.known, true
+			}
 			if !ok {
 				var err error
 				if p, err = w.parentInfo(ctx, m.ParentID); err != nil {
@@ -502,7 +535,7 @@ func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
 		}
 		infos[m.ID] = in
 	}
-	return nil
+	return w.flushIndex(ctx)
 }
 
 // parentInfo is the package's parentInfo, with the transaction's prepared statement.

@@ -31,6 +31,7 @@ var migrationFixtures = []struct {
 	{2, "testdata/migrate/v2.sql", "fixture"},
 	{3, "testdata/migrate/v3.sql", "fixture"},
 	{4, "testdata/migrate/v4.sql", "fixture"},
+	{5, "testdata/migrate/v5.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.

@@ -8,12 +8,16 @@ import (
 
 // The statements of a commit, prepared once per database (prepared).
 const (
-	qBranchHead = "SELECT head FROM branches WHERE chat_id = ? AND name = ?"
+	// qBranchHead reads a branch's head with what the head's child needs (msgInfo).
+	qBranchHead = `SELECT b.head, m.pk, m.depth, m.user_turns FROM branches b
+			LEFT JOIN messages m ON m.chat_id = b.chat_id AND m.id = b.head
+			WHERE b.chat_id = ? AND b.name = ?`
 	qParentInfo = "SELECT pk, depth, user_turns FROM messages WHERE chat_id = ? AND id = ?"
 	qInsMessage = `INSERT INTO messages
 			(chat_id, id, parent_id, parent_pk, depth, user_turns, role, parts, locale, reminders, interrupted, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsFTS  = "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)"
+	qInsFTS2 = "INSERT INTO messages_fts (rowid, text) VALUES (?, ?), (?, ?)"
 	qInsTurn = `INSERT INTO turns (chat_id, id, branch, number,
 			user_message_id, assistant_message_id, at, request, fired,
 			rep_prompt, rep_completion, rep_total, rep_cached, rep_reasoning,
@@ -21,6 +25,8 @@ const (
 			ttft_ns, latency_ns, finish_reason, error)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsDecisions = "INSERT INTO turn_decisions (turn_pk, decisions) VALUES (?, ?)"
+	qInsPiece     = "INSERT INTO json_pieces (text) VALUES (?) ON CONFLICT (text) DO NOTHING RETURNING id"
+	qPieceID      = "SELECT id FROM json_pieces WHERE text = ?"
 	qMoveHead     = "UPDATE branches SET head = ? WHERE chat_id = ? AND name = ? AND head IS ?"
 	qUpdateChat   = `UPDATE chats SET updated_at = ?1, message_count = message_count + ?2,
 		prompt_tokens = prompt_tokens + ?3, completion_tokens = completion_tokens + ?4, total_tokens = total_tokens + ?5,
@@ -35,14 +41,17 @@ const (
 	sParentInfo
 	sInsMessage
 	sInsFTS
+	sInsFTS2
 	sInsTurn
 	sInsDecisions
+	sInsPiece
+	sPieceID
 	sMoveHead
 	sUpdateChat
 )
 
 // stmtQueries lists the prepared statements, by index.
-var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsFTS, qInsTurn, qInsDecisions, qMoveHead, qUpdateChat}
+var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsFTS, qInsFTS2, qInsTurn, qInsDecisions, qInsPiece, qPieceID, qMoveHead, qUpdateChat}
 
 // stmtSet holds the statements of stmtQueries prepared on the database. A transaction
 // takes them with Tx.StmtContext, which reuses the statement each connection prepared

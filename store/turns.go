@@ -129,7 +129,7 @@ func (d *DB) PathTurnsWith(ctx context.Context, chatID string, path []chat.Messa
 	var out []chat.Turn
 	err := d.read(ctx, func(q querier) error {
 		var err error
-		out, err = pathTurns(ctx, q, chatID, path, detail)
+		out, err = pathTurns(ctx, q, &d.pieces, chatID, path, detail)
 		return err
 	})
 	return out, err
@@ -139,7 +139,7 @@ func (d *DB) PathTurnsWith(ctx context.Context, chatID string, path []chat.Messa
 var shortPath = 1000
 
 // pathTurns returns the turns of a path, in path order.
-func pathTurns(ctx context.Context, q querier, chatID string, path []chat.Message, detail Detail) ([]chat.Turn, error) {
+func pathTurns(ctx context.Context, q querier, pc *pieceCache, chatID string, path []chat.Message, detail Detail) ([]chat.Turn, error) {
 	if len(path) == 0 {
 		return nil, nil
 	}
@@ -207,6 +207,12 @@ func pathTurns(ctx context.Context, q querier, chatID string, path []chat.Messag
 		}
 		return found[i].pk < found[j].pk
 	})
+	rows.Close()
+	if detail&DetailDecisions != 0 {
+		if err := pc.unpackTurns(ctx, q, turns); err != nil {
+			return nil, err
+		}
+	}
 	out := make([]chat.Turn, len(found))
 	for i, f := range found {
 		out[i] = turns[f.i]
@@ -215,7 +221,7 @@ func pathTurns(ctx context.Context, q querier, chatID string, path []chat.Messag
 }
 
 // queryTurns returns the turns a WHERE clause selects, in commit order.
-func queryTurns(ctx context.Context, q querier, chatID string, detail Detail, where string, args ...any) ([]chat.Turn, error) {
+func queryTurns(ctx context.Context, q querier, pc *pieceCache, chatID string, detail Detail, where string, args ...any) ([]chat.Turn, error) {
 	rows, err := q.QueryContext(ctx, turnSelect(detail)+" WHERE t.chat_id = ? AND ("+where+") ORDER BY t.pk",
 		append([]any{chatID}, args...)...)
 	if err != nil {
@@ -233,12 +239,21 @@ func queryTurns(ctx context.Context, q querier, chatID string, detail Detail, wh
 			return nil, err
 		}
 	}
-	return out, dbErr(ctx, rows.Err(), "load turns")
+	if err := rows.Err(); err != nil {
+		return nil, dbErr(ctx, err, "load turns")
+	}
+	rows.Close()
+	if detail&DetailDecisions != 0 {
+		if err := pc.unpackTurns(ctx, q, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // Turn returns one turn record, complete (request and decisions).
 func (d *DB) Turn(ctx context.Context, chatID, turnID string) (chat.Turn, error) {
-	ts, err := queryTurns(ctx, d.db, chatID, DetailAll, "t.id = ?", turnID)
+	ts, err := queryTurns(ctx, d.db, &d.pieces, chatID, DetailAll, "t.id = ?", turnID)
 	if err != nil {
 		return chat.Turn{}, err
 	}
@@ -261,14 +276,21 @@ func (d *DB) TurnDecisions(ctx context.Context, chatID, turnID string) (json.Raw
 	if err != nil {
 		return nil, dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: decisions", chatID, turnID))
 	}
-	return dec, nil
+	if !isPacked(dec) {
+		return dec, nil
+	}
+	t := []chat.Turn{{ID: turnID, Decisions: dec}}
+	if err := d.pieces.unpackTurns(ctx, d.db, t); err != nil {
+		return nil, err
+	}
+	return t[0].Decisions, nil
 }
 
 // TurnsByMessage returns the turns whose user or assistant message is messageID, in commit
 // order, with the parts detail selects: the turn an edit or a regenerate starts from (a
 // regenerated reply has its own turn, with the same user message).
 func (d *DB) TurnsByMessage(ctx context.Context, chatID, messageID string, detail Detail) ([]chat.Turn, error) {
-	return queryTurns(ctx, d.db, chatID, detail, "t.user_message_id = ?2 OR t.assistant_message_id = ?2", messageID)
+	return queryTurns(ctx, d.db, &d.pieces, chatID, detail, "t.user_message_id = ?2 OR t.assistant_message_id = ?2", messageID)
 }
 
 // Snapshot is a chat opened on one branch, read in one consistent snapshot (see
@@ -295,7 +317,7 @@ func (d *DB) Load(ctx context.Context, chatID, branch string, detail Detail) (Sn
 		if s.Messages, err = loadPath(ctx, q, chatID, s.Branch.Head); err != nil {
 			return err
 		}
-		s.Turns, err = pathTurns(ctx, q, chatID, s.Messages, detail)
+		s.Turns, err = pathTurns(ctx, q, &d.pieces, chatID, s.Messages, detail)
 		return err
 	})
 	return s, err

@@ -32,12 +32,13 @@ func checkTurn(t *chat.Turn) error { return invalid(chat.CheckTurn(t)) }
 
 // checkTurnJSON is checkTurn, scanning the decisions once: it also reports whether they
 // are compact already (as the engine writes them), so that encodeTurn need not compact
-// them again.
-func checkTurnJSON(t *chat.Turn) (compact bool, err error) {
+// them again, and sets *cuts to the bounds of their long strings (stringCuts).
+func checkTurnJSON(t *chat.Turn, cuts *[]int) (compact bool, err error) {
+	*cuts = (*cuts)[:0]
 	if len(t.Decisions) == 0 {
 		return true, checkTurn(t)
 	}
-	valid, compact := chat.ScanJSON(t.Decisions)
+	valid, compact := chat.ScanJSONStrings(t.Decisions, stringCuts(cuts))
 	if !valid {
 		return false, checkTurn(t) // the error chat.CheckTurn gives first
 	}

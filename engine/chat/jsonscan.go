@@ -1,5 +1,10 @@
 package chat
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // maxJSONDepth is the nesting encoding/json accepts (its scanner's maxNestingDepth).
 const maxJSONDepth = 10000
 
@@ -9,7 +14,15 @@ const maxJSONDepth = 10000
 // json.Valid, for the large JSON values (a turn's decisions) that are checked before
 // every commit.
 func ScanJSON(b []byte) (valid, compact bool) {
-	s := jsonScanner{b: b, compact: true}
+	return ScanJSONStrings(b, nil)
+}
+
+// ScanJSONStrings is ScanJSON that also calls str, when set, with the bounds of each
+// string of b (keys and values, quotes included: b[start:end]) in order, as it scans them:
+// what the store needs to cut a decision list into pieces in the same pass. The calls
+// made before a scan that fails mean nothing.
+func ScanJSONStrings(b []byte, str func(start, end int)) (valid, compact bool) {
+	s := jsonScanner{b: b, compact: true, onStr: str}
 	s.space()
 	if !s.value(0) {
 		return false, false
@@ -25,6 +38,7 @@ type jsonScanner struct {
 	b       []byte
 	i       int
 	compact bool
+	onStr   func(start, end int)
 }
 
 // space skips white space, noting that the value is not compact.
@@ -148,9 +162,24 @@ func (s *jsonScanner) str() bool {
 	b := s.b
 	i := s.i + 1
 	for i < len(b) {
+		// Eight bytes at a time while none is a quote, a backslash or a control character,
+		// then straight to the first that is.
+		for i+8 <= len(b) {
+			if m := stop8(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		c := b[i]
 		switch {
 		case c == '"':
+			if s.onStr != nil {
+				s.onStr(s.i, i+1)
+			}
 			s.i = i + 1
 			return true
 		case c == '\\':
@@ -180,6 +209,18 @@ func (s *jsonScanner) str() bool {
 		}
 	}
 	return false
+}
+
+// stop8 returns the high bits of the bytes of x (little-endian) that may be a quote, a
+// backslash or a control character (below 0x20): the bytes str must look at one by one.
+// It is 0 when there are none, and its lowest bit marks the first (a borrow only reaches
+// bytes above a match, so only higher bits can be false).
+func stop8(x uint64) uint64 {
+	quote := x ^ ('"' * ones)
+	slash := x ^ ('\\' * ones)
+	m := (x - 0x20*ones) & ^x
+	m |= (quote-ones) & ^quote | (slash-ones) & ^slash
+	return m & highs
 }
 
 func isHex(c byte) bool {

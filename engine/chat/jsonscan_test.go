@@ -3,6 +3,7 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -27,6 +28,43 @@ func checkScan(t *testing.T, in []byte) {
 	if want := bytes.Equal(buf.Bytes(), in); compact != want {
 		t.Fatalf("ScanJSON(%q) compact = %v, json.Compact changes it: %v", in, compact, want)
 	}
+	checkStrings(t, in)
+}
+
+// checkStrings checks that ScanJSONStrings reports the strings of in, valid JSON, as
+// encoding/json's tokens give them, in order and without overlap.
+func checkStrings(t *testing.T, in []byte) {
+	t.Helper()
+	var got []string
+	last := 0
+	v, _ := ScanJSONStrings(in, func(start, end int) {
+		if start < last || end <= start || end > len(in) {
+			t.Fatalf("ScanJSONStrings(%q): string at %d:%d after %d", in, start, end, last)
+		}
+		last = end
+		var s string
+		if err := json.Unmarshal(in[start:end], &s); err != nil {
+			t.Fatalf("ScanJSONStrings(%q): %q at %d:%d is not a string: %v", in, in[start:end], start, end, err)
+		}
+		got = append(got, s)
+	})
+	if !v {
+		t.Fatalf("ScanJSONStrings(%q) not valid", in)
+	}
+	var want []string
+	dec := json.NewDecoder(bytes.NewReader(in))
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		if s, ok := tok.(string); ok {
+			want = append(want, s)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("ScanJSONStrings(%q) = %q, want %q", in, got, want)
+	}
 }
 
 func TestScanJSON(t *testing.T) {
@@ -36,6 +74,8 @@ func TestScanJSON(t *testing.T) {
 		`[]`, `[ ]`, `[1,]`, `[1 ,2]`, `[,1]`, `{}`, `{ }`, `{"a":1}`, `{"a" : 1}`, `{"a":1,}`, `{a:1}`, `{"a"}`,
 		`{"a":[1,{"b":null}],"c":"d"}`, " {\"a\":1}\n", `{"a":1}}`, `[1][2]`, `[`, `{"a":`, `{"a":1`, "[\"a\"\t]",
 		`[true,false,null,"x",-1.0e-2,{"k":[]}]`,
+		`["a string longer than eight bytes","with \"quotes\" and \\ inside","\u00e9t\u00e9 \n\t","\\"]`,
+		"[\"eight+1 b\x01ytes\"]", "[\"control at sixteen..\x1f\"]", `{"ünïcödé kéy longer":"värde ∑ longer than 8"}`,
 		strings.Repeat("[", 10000) + strings.Repeat("]", 10000),
 		strings.Repeat("[", 10001) + strings.Repeat("]", 10001),
 		strings.Repeat(`{"a":`, 10000) + "1" + strings.Repeat("}", 10000),

@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// storedDecisions returns the decisions column of each turn of chat id, in commit order.
+func storedDecisions(t *testing.T, d *DB, id string) []string {
+	t.Helper()
+	rows, err := d.db.Query(`SELECT d.decisions FROM turn_decisions d JOIN turns t ON t.pk = d.turn_pk
+		WHERE t.chat_id = ? ORDER BY t.pk`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// commitLists commits one turn a list to a new chat id and returns the lists as stored.
+func commitLists(t *testing.T, d *DB, id string, lists []string) []string {
+	t.Helper()
+	ctx := context.Background()
+	if err := d.CreateChat(ctx, chat.Chat{ID: id, Title: id}); err != nil {
+		t.Fatal(err)
+	}
+	head := ""
+	for i, l := range lists {
+		u := chat.Message{ID: fmt.Sprintf("u%d", i), ParentID: head, Role: chat.RoleUser, Parts: []chat.Part{chat.TextPart("q")}}
+		tr := chat.Turn{ID: fmt.Sprintf("t%d", i), Number: i + 1, UserMessageID: u.ID, Decisions: []byte(l)}
+		err := d.Commit(ctx, chat.Commit{ChatID: id, Branch: "main", ExpectHead: head, NewHead: u.ID,
+			Messages: []chat.Message{u}, Turns: []chat.Turn{tr}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		head = u.ID
+	}
+	return storedDecisions(t, d, id)
+}
+
+// list is a decision list of n reminders for a turn: what changes from turn to turn is
+// the reason.
+func list(turn, n int) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"id":"r%d","text":"Reminder %d: keep it short and cite sources.","trace":{"expr":"contentMatches(['alpha beta %d', 'gamma delta'])","why":"turn %d of %d"}}`,
+			i, i, i, turn, i)
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// TestPackedForm checks what the store writes: the first list as it is, the next ones
+// packed once their pieces have come twice, in a fraction of the room.
+func TestPackedForm(t *testing.T) {
+	d, err := Open(Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	lists := []string{list(1, 50), list(2, 50), list(3, 50), `[1,2]`, list(4, 50)}
+	stored := commitLists(t, d, "c", lists)
+	if stored[0] != lists[0] || stored[3] != lists[3] {
+		t.Errorf("a list with no piece seen before is stored as it is: got %q", stored[0][:40])
+	}
+	for _, i := range []int{1, 2, 4} {
+		if !isPacked([]byte(stored[i])) || len(stored[i])*4 > len(lists[i]) {
+			t.Errorf("list %d: stored in %d bytes, packed %v; want packed in under a quarter of %d",
+				i+1, len(stored[i]), isPacked([]byte(stored[i])), len(lists[i]))
+		}
+	}
+	// The changing reasons stay inline.
+	if !strings.Contains(stored[2], `"turn 3 of 7"`) {
+		t.Errorf("list 3: the reason of turn 3 is not inline: %q", stored[2])
+	}
+}
+
+func TestUnpackRefusesDamage(t *testing.T) {
+	texts := map[int64]string{1: `{"a":1}`, 2: `"a long piece"`}
+	tests := []struct {
+		packed, want, err string
+	}{
+		{"\x01[\x021\x03,\x022\x03]", `[{"a":1},"a long piece"]`, ""},
+		{"\x01[1,2]", `[1,2]`, ""},
+		{"\x01[\x023\x03]", "", "piece 3 not found"},
+		{"\x01[\x021", "", "unterminated reference"},
+		{"\x01[\x02x\x03]", "", `bad reference "x"`},
+		{"\x01[\x020\x03]", "", `bad reference "0"`},
+	}
+	for _, tt := range tests {
+		got, err := unpack([]byte(tt.packed), texts)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("unpack(%q): error %v, want %q", tt.packed, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || string(got) != tt.want {
+			t.Errorf("unpack(%q) = %q, %v; want %q", tt.packed, got, err, tt.want)
+		}
+	}
+}
+
+// TestCheckFindsMissingPieces damages a packed list and a piece and expects Check and the
+// reads to say so rather than return other bytes.
+func TestCheckFindsMissingPieces(t *testing.T) {
+	d, err := Open(Memory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	commitLists(t, d, "c", []string{list(1, 5), list(2, 5)})
+	if err := d.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.db.Exec("DELETE FROM json_pieces WHERE id = (SELECT min(id) FROM json_pieces)"); err != nil {
+		t.Fatal(err)
+	}
+	d.pieces = pieceCache{} // forget the pieces, as another process would not know them
+	err = d.Check(ctx)
+	if err == nil || !strings.Contains(err.Error(), `chat "c": turn "t1": decisions: piece 1 not found`) {
+		t.Errorf("Check after deleting a piece: %v", err)
+	}
+	if _, err := d.TurnDecisions(ctx, "c", "t1"); err == nil || !strings.Contains(err.Error(), "piece 1 not found") {
+		t.Errorf("TurnDecisions after deleting a piece: %v", err)
+	}
+}

@@ -12,9 +12,9 @@ import (
 // the one turn it shows this way; each lookup uses one of the turns' message indexes,
 // where TurnsByMessage's OR of the two scans the chat's turns.
 func (d *DB) TurnsAt(ctx context.Context, chatID, messageID string, detail Detail) ([]chat.Turn, error) {
-	ts, err := queryTurns(ctx, d.db, chatID, detail, "t.assistant_message_id = ?", messageID)
+	ts, err := queryTurns(ctx, d.db, &d.pieces, chatID, detail, "t.assistant_message_id = ?", messageID)
 	if err != nil || len(ts) > 0 {
 		return ts, err
 	}
-	return queryTurns(ctx, d.db, chatID, detail, "t.user_message_id = ? AND t.assistant_message_id IS NULL", messageID)
+	return queryTurns(ctx, d.db, &d.pieces, chatID, detail, "t.user_message_id = ? AND t.assistant_message_id IS NULL", messageID)
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -361,10 +362,37 @@ func tidyText(s string) string {
 // oneLine flattens s to one line of at most n characters, made inert first so that the
 // characters counted are the ones shown.
 func oneLine(s string, n int) string {
-	s = strings.Join(strings.Fields(inert.Text(s)), " ")
-	r := []rune(s)
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
+	// One pass over the sanitized text, collapsing white space as strings.Fields does and
+	// stopping once the line is known to be longer than n: a long text (a reason naming
+	// many matches) is neither split into words nor turned into runes whole.
+	s = inert.Text(s)
+	var b strings.Builder
+	count, cut, gap := 0, 0, false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			gap = count > 0
+			continue
+		}
+		if gap {
+			if count == n-1 {
+				cut = b.Len()
+			}
+			if count++; count > n {
+				break
+			}
+			b.WriteByte(' ')
+			gap = false
+		}
+		if count == n-1 {
+			cut = b.Len()
+		}
+		if count++; count > n {
+			break
+		}
+		b.WriteRune(r)
 	}
-	return s
+	if count > n {
+		return b.String()[:cut] + "…"
+	}
+	return b.String()
 }

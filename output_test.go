@@ -7,6 +7,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // TestWriteTurnReply checks the reply lines of the human output: each tool call's outcome,
@@ -50,5 +51,27 @@ func TestWriteTurnReply(t *testing.T) {
 				t.Errorf("got\n%s\nwant\n%s\nin\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"), b.String())
 			}
 		})
+	}
+}
+
+// TestOneLine checks oneLine against its definition: the sanitized text with white space
+// collapsed as strings.Fields does, cut to n characters with an ellipsis.
+func TestOneLine(t *testing.T) {
+	want := func(s string, n int) string {
+		r := []rune(strings.Join(strings.Fields(inert.Text(s)), " "))
+		if len(r) > n {
+			return string(r[:n-1]) + "…"
+		}
+		return string(r)
+	}
+	texts := []string{"", " ", "a", "  a  b  ", "héllo wörld", "one two three four five six",
+		"tab\tand\nnew line", "\u00a0nbsp\u0085nel", "esc \x1b[2J here", "a\x1b]0;t\x07b c",
+		strings.Repeat("word ", 40), strings.Repeat("é", 30), "abcde fghij", "abcd efghij"}
+	for _, s := range texts {
+		for n := 1; n <= 14; n++ {
+			if got, w := oneLine(s, n), want(s, n); got != w {
+				t.Errorf("oneLine(%q, %d) = %q, want %q", s, n, got, w)
+			}
+		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -49,10 +51,19 @@ func (m *Model) headerLine(w int) string {
 	if m.opt.ContextName != "" {
 		parts = append(parts, inert.Line(m.opt.ContextName)+m.fileMark())
 	}
+	room := w // the header's width but for the badge
+	if badge != "" {
+		room = max(w-ansi.StringWidth(badge)-1, 0)
+	}
+	// When the line does not fit, the title gives way first (down to a few characters), so
+	// that the branch and its count, the model and the file stay in sight.
+	if over := ansi.StringWidth(" "+strings.Join(parts, " · ")+" ") - room; over > 0 {
+		tw := ansi.StringWidth(title)
+		parts[1] = truncate(title, max(tw-over, min(tw, 12)))
+	}
 	line := " " + strings.Join(parts, " · ") + " "
 	if badge != "" {
-		bw := len([]rune(badge)) + 1
-		return th.Render(themes.Header, fitLine(line, max(w-bw, 0))) + th.Render(themes.Accent, badge) + th.Render(themes.Header, " ")
+		return th.Render(themes.Header, fitLine(line, room)) + th.Render(themes.Accent, badge) + th.Render(themes.Header, " ")
 	}
 	return th.Render(themes.Header, fitLine(line, w))
 }

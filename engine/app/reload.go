@@ -66,18 +66,23 @@ func (c *Chat) recordContext(ctx context.Context) error {
 	if c.recorded || !c.sess.Saved() {
 		return nil
 	}
-	path := c.File().Path
+	if err := recordChatContext(ctx, c.w, c.ID(), c.File().Path); err != nil {
+		return err
+	}
+	c.recorded = true
+	return nil
+}
+
+// recordChatContext records path, made absolute, as the context file of saved chat id
+// (nothing for an empty path).
+func recordChatContext(ctx context.Context, w *Workspace, id, path string) error {
 	if path == "" {
 		return nil
 	}
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	if err := c.w.db.SetChatContext(ctx, c.ID(), path); err != nil {
-		return err
-	}
-	c.recorded = true
-	return nil
+	return w.db.SetChatContext(ctx, id, path)
 }
 
 // Reevaluate returns the trace of every turn of the chat's active branch re-evaluated

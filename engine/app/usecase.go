@@ -269,6 +269,12 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		}
 	}
 	res.Session, err = runner.Run(ctx, sc)
+	if sess := res.Session; sess != nil && sess.Saved() {
+		// The workbench opens a chat on the context file it was last used with.
+		if rerr := recordChatContext(ctx, w, sess.Chat().ID, contextPath); err == nil {
+			err = rerr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -101,6 +101,10 @@ func TestRunScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, branches, err := w.Branches(ctx, "chat-1")
+	// The workbench opens the chat on the file the script played it under.
+	if path, err := w.ChatContext(ctx, "chat-1"); err != nil || path != filepath.Join(dir, "test.ctx.yaml") {
+		t.Errorf("recorded context file: got %q, %v, want %s", path, err, filepath.Join(dir, "test.ctx.yaml"))
+	}
 	w.Close()
 	if err != nil || c.ActiveBranch != "main-v2" || len(branches) != 2 {
 		t.Fatalf("got active %s, %d branches, %v, want main-v2 and 2", c.ActiveBranch, len(branches), err)

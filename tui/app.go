@@ -339,6 +339,11 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.hgt = msg.Width, msg.Height
+		if m.focus == areaInspector && !m.inspectorVisible() {
+			// Narrowed below 100 columns while reading the inspector: keep showing it
+			// (alt+i goes back to the transcript) rather than focus a hidden pane.
+			m.showInspector = true
+		}
 		return m, nil
 	case tea.KeyMsg:
 		if cmd, ok := m.extraKey(msg); ok {

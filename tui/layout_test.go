@@ -92,6 +92,24 @@ func TestInspectorWidth(t *testing.T) {
 	}
 }
 
+// TestNarrowKeepsTheInspector: narrowed below 100 columns while the inspector has the
+// focus, the workbench shows the inspector (as alt+i would) instead of a hidden pane.
+func TestNarrowKeepsTheInspector(t *testing.T) {
+	v := newEnv(t)
+	m := newModel(t, v, v.chat(t, "", nil), 120, 30, Options{})
+	m.setFocus(areaInspector)
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.View()
+	if m.focus != areaInspector || m.inW != 80 || m.trW != 0 {
+		t.Errorf("at 80 columns: focus %v, inspector %d and transcript %d columns, want the inspector full width", m.focus, m.inW, m.trW)
+	}
+	press(m, "alt+i")
+	m.View()
+	if m.focus == areaInspector || m.trW != 80 {
+		t.Errorf("after alt+i: focus %v, transcript %d columns, want the transcript focused full width", m.focus, m.trW)
+	}
+}
+
 // TestIdleIsIdle: with nothing streaming, a spinner tick schedules nothing: no timer
 // runs while the workbench waits for the user.
 func TestIdleIsIdle(t *testing.T) {

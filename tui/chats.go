@@ -461,7 +461,7 @@ func (m *Model) chatsView(width, height int) []string {
 		out = append(out, " "+th.Render(themes.Warning, "new title: ")+inert.Line(o.input)+"▏"+th.Render(themes.Muted, "  enter saves · esc cancels"))
 	case chatsConfirm:
 		if s := o.selected(); s != nil {
-			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.Line(s.Title), countOf(s.Turns, "turn"), branchCount(s.Branches))))
+			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.Line(s.Title), countNoun(s.Turns, "turn"), branchCount(s.Branches))))
 		}
 	case chatsExport:
 		out = append(out, " "+th.Render(themes.Warning, "export as: j json · m markdown · o openai")+th.Render(themes.Muted, " · esc cancels"))

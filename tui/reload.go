@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -263,7 +262,7 @@ func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
 		}
 	}
 	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %d turns",
-		inert.Line(m.contextName()), countOf(decisions, "decision"), turns, len(traces))
+		inert.Line(m.contextName()), countNoun(decisions, "decision"), turns, len(traces))
 	if len(traces) == 0 {
 		m.rl.summary = "reload: " + inert.Line(m.contextName()) + " · the next turn uses it"
 	}
@@ -351,14 +350,6 @@ func (m *Model) reloadOverlay(width, height int) []string {
 	}
 	out = append(out, "", " "+th.Render(themes.Muted, "fix the file and save it (or press ctrl+r) to reload"))
 	return fitBlock(out, width, height)
-}
-
-// countOf is "1 decision", "3 decisions".
-func countOf(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // digestCmd sums up the sources of the file in force, for the first reload to compare.

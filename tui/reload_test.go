@@ -179,7 +179,7 @@ func TestReloadWasNow(t *testing.T) {
 					turns++
 				}
 			}
-			wantSum := fmt.Sprintf("reload: support.ctx.yaml · %s changed in %d of %d turns", countOf(changes, "decision"), turns, len(want))
+			wantSum := fmt.Sprintf("reload: support.ctx.yaml · %s changed in %d of %d turns", countNoun(changes, "decision"), turns, len(want))
 			if m.rl.summary != wantSum {
 				t.Errorf("summary: got %q, want %q", m.rl.summary, wantSum)
 			}

@@ -48,8 +48,8 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 			prev, since = &in.turn.Loop.requests[k-1], "request "+strconv.Itoa(k)
 		}
 	}
-	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+strconv.Itoa(len(req.Messages))+" messages · "+
-		strconv.Itoa(len(req.Tools))+" tools")
+	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+countNoun(len(req.Messages), "message")+" · "+
+		countNoun(len(req.Tools), "tool"))
 	if in.onlyNew {
 		in.renderNew(bb, req, prev, since)
 		return

@@ -24,12 +24,16 @@ type Encoder struct {
 func (e *Encoder) Encode(ds []Decision) []byte {
 	out := make([]byte, 0, max(512*len(ds)+2, len(e.json)+len(e.json)/8))
 	out = append(out, '[')
+	prev := e.prev
+	if len(ds) > 0 && len(prev) > 0 && &ds[0] == &prev[0] {
+		prev = nil // the same list again, perhaps changed since: nothing to compare with
+	}
 	next := e.next[:0]
 	for i := range ds {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		if i < len(e.prev) && sameJSON(&e.prev[i], &ds[i]) {
+		if i < len(prev) && sameJSON(&prev[i], &ds[i]) {
 			start := 1
 			if i > 0 {
 				start = e.ends[i-1] + 1

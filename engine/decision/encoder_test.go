@@ -67,6 +67,15 @@ func TestEncoderMatchesAppendList(t *testing.T) {
 			})
 		}
 	}
+	t.Run("the same list changed", func(t *testing.T) {
+		var enc decision.Encoder
+		ds := base()
+		enc.Encode(ds)
+		ds[0].Reason = decision.ReasonCapReached
+		if got, want := enc.Encode(ds), decision.AppendList(nil, ds); string(got) != string(want) {
+			t.Errorf("got %s\nwant %s", got, want)
+		}
+	})
 	var enc decision.Encoder
 	if got := string(enc.Encode(nil)); got != "[]" {
 		t.Errorf("no decisions: got %s, want []", got)

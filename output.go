@@ -245,11 +245,11 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 			fired.buf = strconv.AppendInt(fired.buf, int64(d.Tokens), 10)
 			fired.buf = append(fired.buf, " tok] "...)
 			if d.Trace != nil {
-				why := d.Trace.Why
+				why := oneLine(d.Trace.Why, 90)
 				if d.Trace.Expr != "" && d.Trace.Expr != d.ID {
-					why = d.Trace.Expr + ": " + why
+					why = oneLinePrefixed(d.Trace.Expr, d.Trace.Why, 90)
 				}
-				fired.buf = append(fired.buf, oneLine(why, 90)...)
+				fired.buf = append(fired.buf, why...)
 			}
 			fired.end()
 			continue
@@ -479,6 +479,18 @@ func oneLine(s string, n int) string {
 		return b.String()[:cut] + "…"
 	}
 	return b.String()
+}
+
+// oneLinePrefixed is oneLine(prefix+": "+s, n), without joining them when prefix alone
+// fills the line with plain text (an expression can be kilobytes long: a contentMatches
+// over 50 topics).
+func oneLinePrefixed(prefix, s string, n int) string {
+	if n >= 1 && len(prefix) >= n && plainLine(prefix[:n]) {
+		// The first n characters are prefix's first n bytes, and the colon after them
+		// makes the line longer than n.
+		return prefix[:n-1] + "…"
+	}
+	return oneLine(prefix+": "+s, n)
 }
 
 // plainLine reports whether s is printable ASCII already on one line, with single blanks

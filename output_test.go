@@ -78,6 +78,21 @@ func TestOneLine(t *testing.T) {
 	}
 }
 
+// TestOneLinePrefixed checks oneLinePrefixed against its definition.
+func TestOneLinePrefixed(t *testing.T) {
+	prefixes := []string{"", "a", "abcdefgh", "abcdefghijkl", "abcd efgh ijkl", "abcdefg  hijkl", " abcdefghijkl",
+		"abcdefghijk ", "abcdefghij\tkl", "héllo wörld again", "esc \x1b[2J here and there"}
+	for _, p := range prefixes {
+		for _, s := range []string{"", " ", "why", "  spaced  why  "} {
+			for n := 1; n <= 14; n++ {
+				if got, want := oneLinePrefixed(p, s, n), oneLine(p+": "+s, n); got != want {
+					t.Errorf("oneLinePrefixed(%q, %q, %d) = %q, want %q", p, s, n, got, want)
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkWriteTurnView measures the human block of one turn as `ctxlab run` prints it
 // for every turn: 200 reminder decisions (20 fired with their traces, a few held back,
 // the rest quiet) and 12 instructions.
@@ -91,6 +106,9 @@ func BenchmarkWriteTurnView(b *testing.B) {
 			d.Fired, d.Reason = true, engine.ReasonFired
 			d.Trace = &predicates.Result{Expr: "contentIncludes(['deploy', 'release'])", Value: true,
 				Why: "the message contains \"deploy\" and \"release\""}
+			if i%20 == 0 { // a long expression, as contentMatches over 50 topics writes
+				d.Trace.Expr = "contentMatches([" + strings.Repeat("'refund latency migration timesheet', ", 50) + "'x'])"
+			}
 		case i%37 == 0:
 			d.Reason, d.Detail = engine.ReasonCapReached, "emitted 3 of 3"
 		}

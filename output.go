@@ -378,16 +378,6 @@ func writeTurnTail(w io.Writer, t *engine.Trace, source string, v turnView, stre
 	}
 }
 
-func writeList(w io.Writer, label string, items []string, none string) {
-	l := labelledList{label: label}
-	for _, it := range items {
-		l.item()
-		l.buf = append(l.buf, it...)
-		l.end()
-	}
-	l.write(w, none)
-}
-
 func tokenLine(u engine.UsageTrace) string {
 	est := u.Estimated
 	var line string

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -40,6 +41,9 @@ func (a *app) runCommand() *cobra.Command {
 				stream = newTurnStream(a.stdout, a.view(showMessages))
 				run.OnEvent = stream.event
 			}
+			// Each turn's block is written whole, in one write: it is built in turnOut,
+			// made inert as writeTurnView writes it.
+			var turnOut bytes.Buffer
 			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
 				t := res.Trace(res.Turn.ChatID)
 				switch {
@@ -48,10 +52,12 @@ func (a *app) runCommand() *cobra.Command {
 				case stream != nil:
 					stream.turn(st, &t, res.PlannedOn)
 				default:
+					turnOut.Reset()
 					if res.PlannedOn != "" {
-						fmt.Fprintf(a.stdout, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
+						fmt.Fprintf(&turnOut, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
 					}
-					writeTurnView(a.stdout, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(showMessages))
+					writeTurnView(inertWriter{&turnOut}, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(showMessages))
+					_, _ = a.stdout.Write(turnOut.Bytes())
 				}
 			}
 			run.OnNotice = func(_ *script.Step, msg string) { fmt.Fprintln(humanOutput(a.stderr), msg) }

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -101,22 +103,79 @@ const labelWidth = 2 + 16 + 1
 // own lines, and the pieces of a line wrapped to width when width is not 0) indented
 // under it. text is made inert first.
 func writeBlock(w io.Writer, label, text string, width int) {
+	_, _ = w.Write(appendBlock(nil, label, text, width))
+}
+
+// appendBlock appends what writeBlock prints to dst, each line as fmt's "  %-16s %s" would
+// write it, with its trailing blanks dropped.
+func appendBlock(dst []byte, label, text string, width int) []byte {
 	text = inert.Text(text)
-	var lines []string
-	for _, l := range strings.Split(text, "\n") {
-		if width > labelWidth+10 {
-			l = ansi.Wrap(l, width-labelWidth, "")
-			lines = append(lines, strings.Split(l, "\n")...)
-			continue
-		}
-		lines = append(lines, l)
-	}
-	for i, l := range lines {
-		if i > 0 {
+	first := true
+	line := func(l string) {
+		if !first {
 			label = ""
 		}
-		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("  %-16s %s", label, l), " "))
+		first = false
+		start := len(dst)
+		dst = appendLabel(dst, label)
+		dst = append(dst, l...)
+		end := len(dst)
+		for end > start && dst[end-1] == ' ' {
+			end--
+		}
+		dst = append(dst[:end], '\n')
 	}
+	for l := range strings.SplitSeq(text, "\n") {
+		if width > labelWidth+10 {
+			for piece := range strings.SplitSeq(ansi.Wrap(l, width-labelWidth, ""), "\n") {
+				line(piece)
+			}
+			continue
+		}
+		line(l)
+	}
+	return dst
+}
+
+// appendLabel appends the start of a labelled line: two blanks, then label padded to 16
+// characters, then a blank (what fmt's "  %-16s " writes).
+func appendLabel(dst []byte, label string) []byte {
+	dst = append(dst, "  "...)
+	dst = append(dst, label...)
+	for n := utf8.RuneCountInString(label); n < 16; n++ {
+		dst = append(dst, ' ')
+	}
+	return append(dst, ' ')
+}
+
+// labelledList builds the lines of writeList item by item: the first beside its label,
+// the others under it.
+type labelledList struct {
+	label string
+	buf   []byte
+	n     int
+}
+
+// item starts the line of the next item; the caller appends the item to l.buf, then
+// calls end.
+func (l *labelledList) item() {
+	if l.n == 0 {
+		l.buf = appendLabel(l.buf, l.label)
+	} else {
+		l.buf = appendLabel(l.buf, "")
+	}
+	l.n++
+}
+
+func (l *labelledList) end() { l.buf = append(l.buf, '\n') }
+
+// write writes the list to w, or the label with none when it has no item.
+func (l *labelledList) write(w io.Writer, none string) {
+	if l.n == 0 {
+		l.buf = append(appendLabel(l.buf[:0], l.label), none...)
+		l.end()
+	}
+	_, _ = w.Write(l.buf)
 }
 
 // writeTurnView is writeTurn laid out as v says.
@@ -128,91 +187,114 @@ func writeTurnView(w io.Writer, t *engine.Trace, user, source string, v turnView
 
 // writeTurnHead prints the part of a turn's block known before it is sent: the header,
 // the user's message, the decisions and the instructions (and, for a replay, what
-// changed).
+// changed). It runs for every turn of a script, so it builds its lines by appending, with
+// one write per section.
 func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 	w = humanOutput(w)
-	fmt.Fprintf(w, "── turn %d · %s · %s", t.Turn, t.Branch, toSecond(t.At))
+	head := append(make([]byte, 0, 256), "── turn "...)
+	head = strconv.AppendInt(head, int64(t.Turn), 10)
+	head = append(append(head, " · "...), t.Branch...)
+	head = append(append(head, " · "...), toSecond(t.At)...)
 	if t.ChatID != "" {
-		fmt.Fprintf(w, " · chat %s", t.ChatID)
+		head = append(append(head, " · chat "...), t.ChatID...)
 	}
 	if t.NotRecorded {
-		fmt.Fprint(w, " · no record (imported): rebuilt from the messages")
+		head = append(head, " · no record (imported): rebuilt from the messages"...)
 	}
-	fmt.Fprintln(w)
+	head = append(head, '\n')
 	if user != "" {
-		writeBlock(w, "user:", tidyText(user), v.Width)
+		head = appendBlock(head, "user:", tidyText(user), v.Width)
 	}
-	var fired, skipped, changed []string
+	_, _ = w.Write(head)
+	fired := labelledList{label: "fired:", buf: make([]byte, 0, 4096)}
+	skipped := labelledList{label: "held back:"}
+	changed := labelledList{label: "changed:"}
+	instr := labelledList{label: "instructions:"}
 	quiet := map[string][]string{}
-	var instr []string
-	for _, d := range t.Decisions {
+	for i := range t.Decisions {
+		d := &t.Decisions[i]
 		if d.Was != nil {
-			changed = append(changed, fmt.Sprintf("%s: %s (was %s)", d.ID, d.Reason, d.Was.Reason))
+			changed.item()
+			changed.buf = append(append(append(append(append(changed.buf, d.ID...), ": "...), d.Reason...), " (was "...), d.Was.Reason...)
+			changed.buf = append(changed.buf, ')')
+			changed.end()
 		}
 		if d.Source == engine.SourceInstruction {
 			if !d.Fired {
 				quiet[d.Reason] = append(quiet[d.Reason], d.ID)
 				continue
 			}
-			s := fmt.Sprintf("[%s] %s", d.Kind, d.ID)
+			instr.item()
+			instr.buf = append(append(append(append(instr.buf, '['), d.Kind...), "] "...), d.ID...)
 			if d.Scope != "Always" {
-				s += " (" + d.Scope + ")"
+				instr.buf = append(append(append(instr.buf, " ("...), d.Scope...), ')')
 			}
 			if d.Reason == engine.ReasonDeferredToModel {
-				s += " (model judges when)"
+				instr.buf = append(instr.buf, " (model judges when)"...)
 			}
-			instr = append(instr, s)
+			instr.end()
 			continue
 		}
 		if d.Fired {
-			tags := d.Placement
+			fired.item()
+			fired.buf = append(append(append(fired.buf, d.ID...), " ["...), d.Placement...)
 			if d.Tier == "safety" {
-				tags += ", safety"
+				fired.buf = append(fired.buf, ", safety"...)
 			}
-			why := ""
+			fired.buf = append(fired.buf, ", "...)
+			fired.buf = strconv.AppendInt(fired.buf, int64(d.Tokens), 10)
+			fired.buf = append(fired.buf, " tok] "...)
 			if d.Trace != nil {
-				why = d.Trace.Why
+				why := oneLine(d.Trace.Why, 90)
 				if d.Trace.Expr != "" && d.Trace.Expr != d.ID {
-					why = d.Trace.Expr + ": " + why
+					why = oneLinePrefixed(d.Trace.Expr, d.Trace.Why, 90)
 				}
+				fired.buf = append(fired.buf, why...)
 			}
-			fired = append(fired, fmt.Sprintf("%s [%s, %d tok] %s", d.ID, tags, d.Tokens, oneLine(why, 90)))
+			fired.end()
 			continue
 		}
 		if d.Reason == engine.ReasonPredicateFalse {
 			quiet[d.Reason] = append(quiet[d.Reason], d.ID)
 			continue
 		}
-		s := d.ID + ": " + d.Reason
+		skipped.item()
+		skipped.buf = append(append(append(skipped.buf, d.ID...), ": "...), d.Reason...)
 		if d.Detail != "" {
-			s += " (" + oneLine(d.Detail, 90) + ")"
+			skipped.buf = append(append(append(skipped.buf, " ("...), oneLine(d.Detail, 90)...), ')')
 		}
-		skipped = append(skipped, s)
+		skipped.end()
 	}
-	writeList(w, "fired:", fired, "none")
-	if len(skipped) > 0 {
-		writeList(w, "held back:", skipped, "")
+	fired.write(w, "none")
+	if skipped.n > 0 {
+		skipped.write(w, "")
 	}
 	reasons := make([]string, 0, len(quiet))
 	for r := range quiet {
 		reasons = append(reasons, r)
 	}
 	sort.Strings(reasons)
+	var blocks []byte
 	for _, r := range reasons {
-		writeBlock(w, r+":", strings.Join(quiet[r], ", "), v.Width)
+		blocks = appendBlock(blocks, r+":", strings.Join(quiet[r], ", "), v.Width)
 	}
-	if len(instr) > 0 {
-		writeList(w, "instructions:", instr, "")
+	if len(blocks) > 0 {
+		_, _ = w.Write(blocks)
+	}
+	if instr.n > 0 {
+		instr.write(w, "")
 	}
 	for _, r := range t.Removed {
 		fired := "held back"
 		if r.Fired {
 			fired = "fired"
 		}
-		changed = append(changed, fmt.Sprintf("%s: not in the file (was %s: %s)", r.ID, fired, r.Reason))
+		changed.item()
+		changed.buf = append(changed.buf, r.ID+": not in the file (was "+fired+": "+r.Reason+")"...)
+		changed.end()
 	}
-	if len(changed) > 0 {
-		writeList(w, "changed:", changed, "")
+	if changed.n > 0 {
+		changed.write(w, "")
 	}
 	if v.ShowMessages {
 		writeSent(w, t.Request, t.SystemPrompt, v.Width)
@@ -296,20 +378,6 @@ func writeTurnTail(w io.Writer, t *engine.Trace, source string, v turnView, stre
 	}
 }
 
-func writeList(w io.Writer, label string, items []string, none string) {
-	if len(items) == 0 {
-		fmt.Fprintf(w, "  %-16s %s\n", label, none)
-		return
-	}
-	for i, it := range items {
-		if i == 0 {
-			fmt.Fprintf(w, "  %-16s %s\n", label, it)
-		} else {
-			fmt.Fprintf(w, "  %-16s %s\n", "", it)
-		}
-	}
-}
-
 func tokenLine(u engine.UsageTrace) string {
 	est := u.Estimated
 	var line string
@@ -365,6 +433,12 @@ func oneLine(s string, n int) string {
 	// One pass over the sanitized text, collapsing white space as strings.Fields does and
 	// stopping once the line is known to be longer than n: a long text (a reason naming
 	// many matches) is neither split into words nor turned into runes whole.
+	if plainLine(s) {
+		if len(s) <= n {
+			return s
+		}
+		return s[:n-1] + "…"
+	}
 	s = inert.Text(s)
 	var b strings.Builder
 	count, cut, gap := 0, 0, false
@@ -395,4 +469,32 @@ func oneLine(s string, n int) string {
 		return b.String()[:cut] + "…"
 	}
 	return b.String()
+}
+
+// oneLinePrefixed is oneLine(prefix+": "+s, n), without joining them when prefix alone
+// fills the line with plain text (an expression can be kilobytes long: a contentMatches
+// over 50 topics).
+func oneLinePrefixed(prefix, s string, n int) string {
+	if n >= 1 && len(prefix) >= n && plainLine(prefix[:n]) {
+		// The first n characters are prefix's first n bytes, and the colon after them
+		// makes the line longer than n.
+		return prefix[:n-1] + "…"
+	}
+	return oneLine(prefix+": "+s, n)
+}
+
+// plainLine reports whether s is printable ASCII already on one line, with single blanks
+// between its words and none at its ends: what oneLine returns for it, cut or not, is s
+// itself, one character a byte.
+func plainLine(s string) bool {
+	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c >= 0x7f || c == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }

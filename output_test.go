@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
+	"github.com/ctxlab/ctxlab/predicates"
 )
 
 // TestWriteTurnReply checks the reply lines of the human output: each tool call's outcome,
@@ -74,4 +76,54 @@ func TestOneLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOneLinePrefixed checks oneLinePrefixed against its definition.
+func TestOneLinePrefixed(t *testing.T) {
+	prefixes := []string{"", "a", "abcdefgh", "abcdefghijkl", "abcd efgh ijkl", "abcdefg  hijkl", " abcdefghijkl",
+		"abcdefghijk ", "abcdefghij\tkl", "héllo wörld again", "esc \x1b[2J here and there"}
+	for _, p := range prefixes {
+		for _, s := range []string{"", " ", "why", "  spaced  why  "} {
+			for n := 1; n <= 14; n++ {
+				if got, want := oneLinePrefixed(p, s, n), oneLine(p+": "+s, n); got != want {
+					t.Errorf("oneLinePrefixed(%q, %q, %d) = %q, want %q", p, s, n, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkWriteTurnView measures the human block of one turn as `ctxlab run` prints it
+// for every turn: 200 reminder decisions (20 fired with their traces, a few held back,
+// the rest quiet) and 12 instructions.
+func BenchmarkWriteTurnView(b *testing.B) {
+	var ds []engine.Decision
+	for i := range 200 {
+		d := engine.Decision{ID: fmt.Sprintf("r%03d", i), Source: engine.SourceReminder, Placement: "inline", Tier: "guidance",
+			Reason: engine.ReasonPredicateFalse, Tokens: 12}
+		switch {
+		case i%10 == 0:
+			d.Fired, d.Reason = true, engine.ReasonFired
+			d.Trace = &predicates.Result{Expr: "contentIncludes(['deploy', 'release'])", Value: true,
+				Why: "the message contains \"deploy\" and \"release\""}
+			if i%20 == 0 { // a long expression, as contentMatches over 50 topics writes
+				d.Trace.Expr = "contentMatches([" + strings.Repeat("'refund latency migration timesheet', ", 50) + "'x'])"
+			}
+		case i%37 == 0:
+			d.Reason, d.Detail = engine.ReasonCapReached, "emitted 3 of 3"
+		}
+		ds = append(ds, d)
+	}
+	for i := range 12 {
+		ds = append(ds, engine.Decision{ID: fmt.Sprintf("in%02d", i), Source: engine.SourceInstruction, Kind: "must",
+			Scope: "Always", Fired: i%2 == 0, Reason: engine.ReasonFired})
+	}
+	tr := engine.Trace{Turn: 42, Branch: "main", At: "2026-03-27T09:00:00Z", ChatID: "bench", Decisions: ds,
+		Assistant: &engine.AssistantTrace{Text: "The figures look consistent with last week."}}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		writeTurnView(inertWriter{&buf}, &tr, "please deploy the release (turn 42)", "scripted", turnView{})
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/llm/tokens"
 )
 
@@ -241,15 +242,59 @@ func BenchmarkTurn(b *testing.B) {
 }
 
 // BenchmarkDecisionsJSON measures the encoding of a turn's decisions, which Send does for
-// every turn record (see record in send.go), on the BenchmarkTurn workload.
+// every turn record (see record in send.go), on the BenchmarkTurn workload: the decisions
+// of 50 consecutive turns, encoded in turn, by AppendList (list) and by the session's
+// Encoder (encoder), which copies the JSON of a decision the turn before made the same
+// way. Both give the same bytes.
 func BenchmarkDecisionsJSON(b *testing.B) {
 	s, when := benchSession(b, 500)
-	p := s.Preview(UserInput{Text: "please deploy the release; the last query had errors", At: when.Add(40 * time.Minute)})
-	var size int
-	for b.Loop() {
-		size = len(marshalDecisionsSized(p.Decisions, size))
+	r := rand.New(rand.NewPCG(9, 9))
+	vocab := benchVocab()
+	var turns [][]Decision
+	for range 50 {
+		when = when.Add(7 * time.Minute)
+		p := s.plan(UserInput{Text: "please deploy the release; the last query had errors " + benchWords(r, vocab, 20), At: when})
+		if _, err := s.finish(context.Background(), p, &Scripted{Text: benchWords(r, vocab, 60)}, nil, false, sendOptions(nil)); err != nil {
+			b.Fatal(err)
+		}
+		turns = append(turns, p.Decisions)
 	}
-	b.ReportMetric(float64(size), "bytes")
+	// Each reports the median CPU time of an encoding on its thread (median-cpu-ns/op),
+	// which a loaded machine does not inflate.
+	encode := map[string]func() func([]Decision) []byte{
+		"list": func() func([]Decision) []byte {
+			size := 0
+			return func(ds []Decision) []byte {
+				out := dec.AppendList(make([]byte, 0, size+size/8), ds)
+				size = len(out)
+				return out
+			}
+		},
+		"encoder": func() func([]Decision) []byte { return new(dec.Encoder).Encode },
+	}
+	for _, name := range []string{"list", "encoder"} {
+		b.Run(name, func(b *testing.B) {
+			enc := encode[name]()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			var cpu []time.Duration
+			size, i := 0, 0
+			for b.Loop() {
+				ds := turns[i%len(turns)]
+				start := threadCPU()
+				out := enc(ds)
+				cpu = append(cpu, threadCPU()-start)
+				if i < len(turns) && string(out) != string(dec.AppendList(nil, ds)) {
+					b.Fatalf("turn %d: the JSON differs from AppendList's", i)
+				}
+				size = len(out)
+				i++
+			}
+			slices.Sort(cpu)
+			b.ReportMetric(float64(size), "bytes")
+			b.ReportMetric(float64(cpu[len(cpu)/2].Nanoseconds()), "median-cpu-ns/op")
+		})
+	}
 }
 
 // BenchmarkReplayUnrecorded replays a chat with no turn records (as an import of OpenAI

@@ -58,7 +58,7 @@ func (t *turnEval) decide() *decisions {
 	d := &decisions{reminders: both[:nr:nr], both: both}
 	t.traces = make([]predicates.Result, nr)
 	for i := range t.file.Reminders {
-		d.reminders[i] = t.reminder(i, &t.file.Reminders[i])
+		t.reminder(i, &t.file.Reminders[i], &d.reminders[i])
 	}
 	t.applyBudget(d.reminders)
 	d.instructions = both[nr:]
@@ -73,23 +73,24 @@ func (t *turnEval) decide() *decisions {
 // always is the trace of a reminder without a when condition.
 var always = predicates.Result{Expr: "", Value: true, Why: "no when condition: every turn"}
 
-// reminder decides reminder i of the file; Tokens counts its text whenever the text is
-// known, once for a static text.
-func (t *turnEval) reminder(i int, r *ctxfile.Reminder) Decision {
-	d := t.gateReminder(i, r)
+// reminder decides reminder i of the file into d; Tokens counts its text whenever the
+// text is known, once for a static text.
+func (t *turnEval) reminder(i int, r *ctxfile.Reminder, d *Decision) {
+	t.gateReminder(i, r, d)
 	if r.Builtin == "" && r.Template == nil {
 		d.Tokens = t.cache.reminderTokens(i, d.Text)
 	} else {
 		d.Tokens = t.cache.count(d.Text)
 	}
-	return d
 }
 
-func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder) Decision {
-	d := Decision{ID: r.ID, Source: SourceReminder, Placement: r.Placement, Tier: r.Tier, Text: r.Text}
+// gateReminder decides reminder i of the file into d (written in place: a decision is
+// large, and 200 reminders are decided every turn).
+func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder, d *Decision) {
+	*d = Decision{ID: r.ID, Source: SourceReminder, Placement: r.Placement, Tier: r.Tier, Text: r.Text}
 	if !r.Enabled {
 		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
-		return d
+		return
 	}
 	res := &t.traces[i]
 	*res = always
@@ -99,7 +100,7 @@ func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder) Decision {
 	d.Trace = res
 	if reason, detail := predicateGate(*res); reason != "" {
 		d.Reason, d.Detail = reason, detail
-		return d
+		return
 	}
 	text := r.Text
 	switch {
@@ -115,34 +116,33 @@ func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder) Decision {
 		}
 		if reason, detail := predicateGate(bres); reason != "" {
 			d.Reason, d.Detail = reason, detail
-			return d
+			return
 		}
 	case r.Template != nil:
 		buf := cappedBuffer{max: maxTemplateOutput}
 		if err := r.Template.Execute(&buf, templateData(t.wc)); err != nil {
 			d.Reason, d.Detail = ReasonPredicateError, "template: "+err.Error()
-			return d
+			return
 		}
 		text = buf.String()
 	}
 	d.Text = text
 	if strings.TrimSpace(text) == "" {
 		d.Reason, d.Detail = ReasonEmptyText, "the template rendered blank"
-		return d
+		return
 	}
 	c := t.fires[r.ID]
 	if r.Tier != ctxfile.TierSafety && r.MaxPerChat > 0 && c.count >= r.MaxPerChat {
 		d.Reason, d.Detail = ReasonCapReached, "emitted "+strconv.Itoa(c.count)+" of "+strconv.Itoa(r.MaxPerChat)
-		return d
+		return
 	}
 	if r.MinTurnsBetween > 0 && c.count > 0 && t.wc.Turn-c.last < r.MinTurnsBetween {
 		d.Reason = ReasonRateLimited
 		d.Detail = "last fired turn " + strconv.Itoa(c.last) + ", next eligible " + strconv.Itoa(c.last+r.MinTurnsBetween)
-		return d
+		return
 	}
 	d.Fired, d.Reason = true, ReasonFired
 	d.OnceLatches = res.Latches()
-	return d
 }
 
 // applyBudget drops fired guidance reminders, last in file order first, until the fired
@@ -259,7 +259,7 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 // with the first error as detail, even when the tree came out true (not(dayChanged()) in an
 // unknown zone): a predicate that failed never makes a reminder or instruction apply.
 func predicateGate(res predicates.Result) (reason, detail string) {
-	if e := firstError(res); e != "" {
+	if e := firstError(&res); e != "" {
 		return ReasonPredicateError, e
 	}
 	if !res.Value {
@@ -269,12 +269,12 @@ func predicateGate(res predicates.Result) (reason, detail string) {
 }
 
 // firstError returns the first error message in a result tree.
-func firstError(r predicates.Result) string {
+func firstError(r *predicates.Result) string {
 	if r.Error != "" {
 		return r.Error
 	}
-	for _, c := range r.Children {
-		if e := firstError(c); e != "" {
+	for i := range r.Children {
+		if e := firstError(&r.Children[i]); e != "" {
 			return e
 		}
 	}

@@ -29,13 +29,3 @@ const (
 	SourceReminder    = dec.SourceReminder
 	SourceInstruction = dec.SourceInstruction
 )
-
-// marshalDecisions encodes a decision list as a JSON array, as turn records keep it.
-func marshalDecisions(ds []Decision) []byte { return marshalDecisionsSized(ds, 0) }
-
-// marshalDecisionsSized is marshalDecisions with the size of the previous turn's list (0
-// for none): the buffer is made a little larger at once, instead of growing (and copying
-// the list so far) as it fills.
-func marshalDecisionsSized(ds []Decision, sizeHint int) []byte {
-	return dec.AppendList(make([]byte, 0, max(512*len(ds)+2, sizeHint+sizeHint/8)), ds)
-}

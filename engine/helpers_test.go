@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -183,3 +184,6 @@ func wantErrIs(tb testing.TB, err, target error) {
 		tb.Fatalf("got error %v, want one wrapping %v", err, target)
 	}
 }
+
+// marshalDecisions encodes a decision list as a JSON array, as turn records keep it.
+func marshalDecisions(ds []Decision) []byte { return dec.AppendList(nil, ds) }

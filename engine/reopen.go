@@ -21,7 +21,7 @@ func (e *Engine) Reopen(ctx context.Context, from *Session) (*Session, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open chat %q: %w", from.chat.ID, err)
 	}
-	s := &Session{e: e, chat: c, views: from.views, decisionBytes: from.decisionBytes}
+	s := &Session{e: e, chat: c, views: from.views, decisions: from.decisions}
 	for _, v := range s.views {
 		v.wire, v.wireEnd, v.tokensTo, v.sent, v.memo = nil, nil, nil, nil, predicates.NewMemo()
 	}

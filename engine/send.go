@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
 )
 
 // Replier produces the assistant's reply to a planned turn: a Scripted reply, a Live
@@ -274,8 +275,10 @@ func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
 	}
 	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.Parts,
 		CreatedAt: at, Interrupted: out.Interrupted}
-	decisions := marshalDecisionsSized(p.Decisions, s.decisionBytes)
-	s.decisionBytes = len(decisions)
+	if s.decisions == nil {
+		s.decisions = new(dec.Encoder)
+	}
+	decisions := s.decisions.Encode(p.Decisions)
 	// Counted through the cache: the history counts the same texts again on the next turn.
 	count := e.cache.count
 	completion := count(asst.PlainText())

@@ -2,6 +2,7 @@ package predicates
 
 import (
 	"strconv"
+	"sync/atomic"
 )
 
 type combinator struct {
@@ -59,12 +60,31 @@ func (p *combinator) Eval(c *WhenContext) Result {
 			break
 		}
 	}
-	n := len(r.Children)
-	r.Why = strconv.Itoa(trues) + " of " + strconv.Itoa(len(p.ps)) + " true"
-	if n < len(p.ps) {
-		r.Why += ", stopped at " + strconv.Itoa(n)
-	}
+	r.Why = combinatorWhy(len(p.ps), trues, len(r.Children))
 	return r
+}
+
+// combinatorWhys keeps the reasons of combinators of up to 8 children, by children, true
+// children and children evaluated: the same few strings come back on every turn.
+var combinatorWhys [9][9][9]atomic.Pointer[string]
+
+// combinatorWhy returns the reason of a combinator of total children, trues of the n it
+// evaluated true: "1 of 3 true, stopped at 2" (0 <= trues <= n <= total).
+func combinatorWhy(total, trues, n int) string {
+	small := total < len(combinatorWhys)
+	if small {
+		if w := combinatorWhys[total][trues][n].Load(); w != nil {
+			return *w
+		}
+	}
+	why := strconv.Itoa(trues) + " of " + strconv.Itoa(total) + " true"
+	if n < total {
+		why += ", stopped at " + strconv.Itoa(n)
+	}
+	if small {
+		combinatorWhys[total][trues][n].Store(&why)
+	}
+	return why
 }
 
 type notPred struct {

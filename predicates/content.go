@@ -48,6 +48,10 @@ type contentIncludes struct {
 	words []string // lower-cased
 	orig  []string
 	expr  string
+	// The reasons it gives, made once: matched[i] when words[i] matches, none when
+	// nothing does.
+	matched []string
+	none    string
 }
 
 // ContentIncludes fires when the content contains any of words, compared as
@@ -63,6 +67,12 @@ func ContentIncludes(words ...string) Predicate {
 			return newInvalid(expr, "contentIncludes: empty keyword")
 		}
 		p.words = append(p.words, strings.ToLower(w))
+		p.matched = append(p.matched, "matched "+dquote(w, 40))
+	}
+	if len(words) == 1 {
+		p.none = "no " + dquote(words[0], 40) + " in content"
+	} else {
+		p.none = "none of " + strconv.Itoa(len(words)) + " keywords in content"
 	}
 	return p
 }
@@ -76,18 +86,17 @@ func (p *contentIncludes) Eval(c *WhenContext) Result {
 	text := c.lower()
 	for i, w := range p.words {
 		if strings.Contains(text, w) {
-			return leaf(p.expr, true, "matched "+dquote(p.orig[i], 40))
+			return leaf(p.expr, true, p.matched[i])
 		}
 	}
-	if len(p.orig) == 1 {
-		return leaf(p.expr, false, "no "+dquote(p.orig[0], 40)+" in content")
-	}
-	return leaf(p.expr, false, "none of "+strconv.Itoa(len(p.orig))+" keywords in content")
+	return leaf(p.expr, false, p.none)
 }
 
 type contentPattern struct {
 	re   *Regex
 	expr string
+	// noMatch is the reason it gives when re does not match, made once.
+	noMatch string
 }
 
 // ContentPattern fires when re matches the content.
@@ -95,7 +104,7 @@ func ContentPattern(re *Regex) Predicate {
 	if re == nil {
 		return newInvalid("contentPattern()", "contentPattern: nil regex")
 	}
-	return &contentPattern{re: re, expr: "contentPattern(" + re.String() + ")"}
+	return &contentPattern{re: re, expr: "contentPattern(" + re.String() + ")", noMatch: re.String() + " no match"}
 }
 
 func (p *contentPattern) String() string { return p.expr }
@@ -106,7 +115,7 @@ func (p *contentPattern) Eval(c *WhenContext) Result {
 	}
 	loc := c.find(p.re)
 	if loc == nil {
-		return leaf(p.expr, false, p.re.String()+" no match")
+		return leaf(p.expr, false, p.noMatch)
 	}
 	return leaf(p.expr, true, "matched "+dquote(c.Content[loc[0]:loc[1]], 40))
 }
@@ -116,6 +125,10 @@ type contentMatches struct {
 	threshold float64
 	index     func() *BM25 // built on first use: checking a context file needs no index
 	expr      string
+	// quoted are the topics as its reasons quote them, made on first use; th is the
+	// threshold as they show it.
+	quoted func() []string
+	th     string
 }
 
 // ContentMatches fires when the BM25 score of the content against any of topics is above
@@ -135,6 +148,14 @@ func ContentMatches(topics []string, threshold float64) Predicate {
 		threshold: threshold,
 		index:     sync.OnceValue(func() *BM25 { return NewBM25(topics) }),
 		expr:      expr,
+		quoted: sync.OnceValue(func() []string {
+			q := make([]string, len(topics))
+			for i, t := range topics {
+				q[i] = dquote(t, 30)
+			}
+			return q
+		}),
+		th: fmtNum(threshold),
 	}
 }
 
@@ -164,15 +185,15 @@ func (p *contentMatches) Eval(c *WhenContext) Result {
 		}
 	}
 	s := scores[best]
-	th := fmtNum(p.threshold)
 	if s <= 0 {
 		return leaf(p.expr, false, "bm25 no topic scored")
 	}
-	what := "bm25 " + dquote(p.topics[best], 30) + "=" + fmtScore(s)
+	var num [32]byte
+	score := strconv.AppendFloat(num[:0], s, 'f', 2, 64) // as fmtScore writes it
 	if s > p.threshold {
-		return leaf(p.expr, true, what+" > "+th)
+		return leaf(p.expr, true, "bm25 "+p.quoted()[best]+"="+string(score)+" > "+p.th)
 	}
-	return leaf(p.expr, false, what+" <= "+th)
+	return leaf(p.expr, false, "bm25 "+p.quoted()[best]+"="+string(score)+" <= "+p.th)
 }
 
 type classifies struct {

@@ -99,18 +99,15 @@ func appendExprJSON(dst []byte, expr string) []byte {
 
 // Latches returns the once('id') latches that this evaluation consulted and found unset,
 // in evaluation order. The engine sets them only if the whole reminder is injected.
-func (r Result) Latches() []string {
-	var out []string
-	var walk func(Result)
-	walk = func(n Result) {
-		if n.latch != "" {
-			out = append(out, n.latch)
-		}
-		for _, c := range n.Children {
-			walk(c)
-		}
+func (r Result) Latches() []string { return r.appendLatches(nil) }
+
+func (r *Result) appendLatches(out []string) []string {
+	if r.latch != "" {
+		out = append(out, r.latch)
 	}
-	walk(r)
+	for i := range r.Children {
+		out = r.Children[i].appendLatches(out)
+	}
 	return out
 }
 

@@ -30,11 +30,12 @@ func (p *everyNTurns) Eval(c *WhenContext) Result {
 		c = new(WhenContext)
 	}
 	m := c.Turn % p.n
-	why := "turn " + strconv.Itoa(c.Turn) + " % " + strconv.Itoa(p.n) + " == " + strconv.Itoa(m)
+	var tb, nb, mb [20]byte // the numbers, written once into the reason
+	t, n := strconv.AppendInt(tb[:0], int64(c.Turn), 10), strconv.AppendInt(nb[:0], int64(p.n), 10)
 	if m != 0 {
-		why += " != 0"
+		return leaf(p.expr, false, "turn "+string(t)+" % "+string(n)+" == "+string(strconv.AppendInt(mb[:0], int64(m), 10))+" != 0")
 	}
-	return leaf(p.expr, m == 0, why)
+	return leaf(p.expr, true, "turn "+string(t)+" % "+string(n)+" == 0")
 }
 
 type firstTurn struct{}
@@ -111,11 +112,12 @@ func (p *turnCmp) Eval(c *WhenContext) Result {
 	if c == nil {
 		c = new(WhenContext)
 	}
-	t, n := strconv.Itoa(c.Turn), strconv.Itoa(p.n)
+	var tb, nb [20]byte // the numbers, written once into the reason
+	t, n := strconv.AppendInt(tb[:0], int64(c.Turn), 10), strconv.AppendInt(nb[:0], int64(p.n), 10)
 	le := c.Turn <= p.n
-	why := "turn " + t + " <= " + n
+	why := "turn " + string(t) + " <= " + string(n)
 	if !le {
-		why = "turn " + t + " > " + n
+		why = "turn " + string(t) + " > " + string(n)
 	}
 	if p.after {
 		return leaf(p.expr, !le, why)

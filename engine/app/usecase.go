@@ -13,6 +13,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/script"
+	"github.com/ctxlab/ctxlab/llm/tokens"
 )
 
 // LoadSettings resolves the model settings under flags, with the model block of the
@@ -230,6 +231,8 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	if err := script.Check(sc, file, settings.Configured()); err != nil {
 		return nil, err
 	}
+	// The vocabulary loads while the database opens and the dry run plays.
+	tokens.Preload(settings.Counter().Encoding())
 	if asks && settings.Configured() && !settings.Model.IsSet() {
 		if err := NameServerModel(ctx, &settings); err != nil {
 			return nil, err

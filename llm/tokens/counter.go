@@ -73,6 +73,15 @@ func (c *Counter) Encoding() Encoding {
 	return O200k
 }
 
+// Preload starts loading the vocabulary of enc in the background and returns at once.
+// Loading it takes tens of milliseconds, which the first count of a process otherwise
+// waits for: a command that will count calls Preload as soon as it knows the encoding, so
+// that the load overlaps its other start-up work (opening the database, a dry run). A
+// count that comes before the load ends waits for it, as it would have loaded it itself.
+func Preload(enc Encoding) {
+	go New(enc).load()
+}
+
 func (c *Counter) load() tokenizer.Codec {
 	c.once.Do(func() {
 		codec, err := tokenizer.Get(tokenizer.Encoding(c.Encoding()))

@@ -117,6 +117,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	}
 	set := d.prepared(ctx)
 	added := newPieces{}
+	indexed := int64(-1)
 	err = d.write(ctx, func(tx *sql.Tx) error {
 		clear(added)
 		st := &txStmts{tx: tx, set: set}
@@ -126,6 +127,12 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		w := msgWriter{st: st, chatID: c.ID}
 		if err := w.insertAll(ctx, a.Messages); err != nil {
 			return err
+		}
+		if w.lastPK > 0 {
+			var err error
+			if indexed, err = d.indexIfBehind(ctx, tx, w.lastPK); err != nil {
+				return err
+			}
 		}
 		for _, b := range a.Branches {
 			_, err := tx.ExecContext(ctx, "INSERT INTO branches (chat_id, name, head, parent, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -151,6 +158,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	})
 	if err == nil {
 		d.pieces.learn(added)
+		d.fts.saw(indexed)
 	}
 	return err
 }

@@ -181,6 +181,9 @@ func (d *DB) ListChats(ctx context.Context, opt ListOptions) ([]ChatSummary, err
 		if match == "" {
 			return nil, nil // nothing searchable: no word characters
 		}
+		if err := d.indexForSearch(ctx); err != nil {
+			return nil, err
+		}
 		query += ` WHERE c.id IN (SELECT m.chat_id FROM messages_fts f JOIN messages m ON m.pk = f.rowid
 			WHERE messages_fts MATCH ?)`
 		args = append(args, match)

@@ -152,6 +152,7 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 	}
 	set := d.prepared(ctx)
 	added := newPieces{}
+	indexed := int64(-1)
 	err := d.write(ctx, func(tx *sql.Tx) error {
 		clear(added) // a retried transaction starts again
 		if newChat != nil {
@@ -159,15 +160,19 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 				return err
 			}
 		}
-		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed)
 	})
 	if err == nil {
 		d.pieces.learn(added)
+		d.fts.saw(indexed)
 	}
 	return err
 }
 
-func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage, at time.Time) error {
+// commitTx writes c in the transaction of st. indexed is set to the search index's
+// indexed_pk when the transaction reads or moves it (fts.go).
+func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage,
+	at time.Time, indexed *int64) error {
 	tx := st.tx
 	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
@@ -214,6 +219,12 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 	}
 	if err := w.insertAll(ctx, c.Messages); err != nil {
 		return err
+	}
+	if w.lastPK > 0 {
+		var err error
+		if *indexed, err = d.indexIfBehind(ctx, tx, w.lastPK); err != nil {
+			return err
+		}
 	}
 
 	tw := turnWriter{st: st, chatID: c.ChatID, added: added}

@@ -420,15 +420,16 @@ func (p *msgInfo) child(m *chat.Message) msgInfo {
 	return c
 }
 
-// msgWriter inserts messages and their full-text rows inside one transaction.
+// msgWriter inserts messages inside one transaction. Their full-text rows are written
+// later, in batches (fts.go).
 type msgWriter struct {
 	st     *txStmts
 	chatID string
 	// known is the msgInfo of the stored message knownID, when the caller read it already.
 	known   msgInfo
 	knownID string
-	// index holds the full-text rows of the messages inserted, until insertAll ends.
-	index []ftsRow
+	// lastPK is the pk of the last message inserted, 0 before the first.
+	lastPK int64
 }
 
 // insert writes m, whose parent is described by parent (nil for a root), and returns what
@@ -470,43 +471,8 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	if info.pk, err = res.LastInsertId(); err != nil {
 		return info, dbErr(ctx, err, "insert message")
 	}
-	if text := searchText(m); text != "" {
-		w.index = append(w.index, ftsRow{pk: info.pk, text: text})
-	}
+	w.lastPK = info.pk
 	return info, nil
-}
-
-// ftsRow is a message's row of the full-text index, written by flushIndex.
-type ftsRow struct {
-	pk   int64
-	text string
-}
-
-// flushIndex writes the full-text rows of the messages inserted: two at a time (a user
-// message and its reply) with one statement.
-func (w *msgWriter) flushIndex(ctx context.Context) error {
-	rows := w.index
-	w.index = w.index[:0]
-	for len(rows) > 0 {
-		var err error
-		if len(rows) >= 2 {
-			var fts *sql.Stmt
-			if fts, err = w.st.stmt(ctx, sInsFTS2); err == nil {
-				_, err = fts.ExecContext(ctx, rows[0].pk, rows[0].text, rows[1].pk, rows[1].text)
-			}
-			rows = rows[2:]
-		} else {
-			var fts *sql.Stmt
-			if fts, err = w.st.stmt(ctx, sInsFTS); err == nil {
-				_, err = fts.ExecContext(ctx, rows[0].pk, rows[0].text)
-			}
-			rows = rows[1:]
-		}
-		if err != nil {
-			return dbErr(ctx, err, fmt.Sprintf("chat %q: index messages", w.chatID))
-		}
-	}
-	return nil
 }
 
 // insertAll writes msgs in order. Each parent is an earlier one of msgs or a message of
@@ -535,7 +501,7 @@ func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
 		}
 		infos[m.ID] = in
 	}
-	return w.flushIndex(ctx)
+	return nil
 }
 
 // parentInfo is the package's parentInfo, with the transaction's prepared statement.

@@ -32,6 +32,7 @@ var migrationFixtures = []struct {
 	{3, "testdata/migrate/v3.sql", "fixture"},
 	{4, "testdata/migrate/v4.sql", "fixture"},
 	{5, "testdata/migrate/v5.sql", "fixture"},
+	{6, "testdata/migrate/v6.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.

@@ -16,8 +16,6 @@ const (
 	qInsMessage = `INSERT INTO messages
 			(chat_id, id, parent_id, parent_pk, depth, user_turns, role, parts, locale, reminders, interrupted, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qInsFTS  = "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)"
-	qInsFTS2 = "INSERT INTO messages_fts (rowid, text) VALUES (?, ?), (?, ?)"
 	qInsTurn = `INSERT INTO turns (chat_id, id, branch, number,
 			user_message_id, assistant_message_id, at, request, fired,
 			rep_prompt, rep_completion, rep_total, rep_cached, rep_reasoning,
@@ -40,8 +38,6 @@ const (
 	sBranchHead = iota
 	sParentInfo
 	sInsMessage
-	sInsFTS
-	sInsFTS2
 	sInsTurn
 	sInsDecisions
 	sInsPiece
@@ -51,7 +47,7 @@ const (
 )
 
 // stmtQueries lists the prepared statements, by index.
-var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsFTS, qInsFTS2, qInsTurn, qInsDecisions, qInsPiece, qPieceID, qMoveHead, qUpdateChat}
+var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsTurn, qInsDecisions, qInsPiece, qPieceID, qMoveHead, qUpdateChat}
 
 // stmtSet holds the statements of stmtQueries prepared on the database. A transaction
 // takes them with Tx.StmtContext, which reuses the statement each connection prepared

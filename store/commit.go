@@ -32,9 +32,7 @@ func encodeTurn(t *chat.Turn, compact bool, cuts []int, pc *pieceCache) (encoded
 		return e, invalidf("turn %q: request: %v", t.ID, err)
 	}
 	if len(t.Fired) > 0 {
-		if e.fired, err = marshalJSON(t.Fired); err != nil {
-			return e, invalidf("turn %q: fired: %v", t.ID, err)
-		}
+		e.fired = encodeFired(t.Fired)
 	}
 	if len(t.Decisions) > 0 {
 		raw := []byte(t.Decisions)

@@ -436,7 +436,7 @@ type msgWriter struct {
 // m's children need. m must have been checked with checkMessage.
 func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo) (msgInfo, error) {
 	info := parent.child(m)
-	parts, err := marshalJSON(m.Parts)
+	parts, err := encodeParts(m.Parts)
 	if err != nil {
 		return info, invalidf("message %q: parts: %v", m.ID, err)
 	}
@@ -447,9 +447,7 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 		}
 	}
 	if len(m.Reminders) > 0 {
-		if reminders, err = marshalJSON(m.Reminders); err != nil {
-			return info, invalidf("message %q: reminders: %v", m.ID, err)
-		}
+		reminders = encodeReminders(m.Reminders)
 	}
 	ins, err := w.st.stmt(ctx, sInsMessage)
 	if err != nil {

@@ -124,7 +124,8 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		if err := insertChat(ctx, tx, c, meta, usage, len(a.Messages)); err != nil {
 			return err
 		}
-		w := msgWriter{st: st, chatID: c.ID}
+		byMsg := turnsByMessage(a.Messages, turns)
+		w := msgWriter{st: st, chatID: c.ID, turns: turns, byMsg: byMsg}
 		if err := w.insertAll(ctx, a.Messages); err != nil {
 			return err
 		}
@@ -148,9 +149,9 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 				return dbErr(ctx, err, fmt.Sprintf("import chat %q: checkpoint %q", c.ID, k.Name))
 			}
 		}
-		tw := turnWriter{st: st, chatID: c.ID, added: added}
+		tw := turnWriter{st: st, chatID: c.ID, added: added, byMsg: byMsg}
 		for i := range turns {
-			if err := tw.insert(ctx, &turns[i]); err != nil {
+			if err := tw.insert(ctx, &turns[i], i); err != nil {
 				return err
 			}
 		}

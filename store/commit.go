@@ -211,7 +211,8 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		}
 	}
 
-	w := msgWriter{st: st, chatID: c.ChatID}
+	byMsg := turnsByMessage(c.Messages, turns)
+	w := msgWriter{st: st, chatID: c.ChatID, turns: turns, byMsg: byMsg}
 	if headInfo != nil {
 		w.known, w.knownID = *headInfo, c.ExpectHead
 	}
@@ -225,9 +226,9 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		}
 	}
 
-	tw := turnWriter{st: st, chatID: c.ChatID, added: added}
+	tw := turnWriter{st: st, chatID: c.ChatID, added: added, byMsg: byMsg}
 	for i := range turns {
-		if err := tw.insert(ctx, &turns[i]); err != nil {
+		if err := tw.insert(ctx, &turns[i], i); err != nil {
 			return err
 		}
 	}
@@ -268,9 +269,12 @@ type turnWriter struct {
 	chatID string
 	// added gathers the pieces of decision lists the transaction stores.
 	added newPieces
+	// byMsg is the msgWriter's: the assistant messages inserted with a turn's columns.
+	byMsg map[string]int
 }
 
-func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
+// insert writes turn number i of the transaction.
+func (w *turnWriter) insert(ctx context.Context, e *encodedTurn, i int) error {
 	t := e.t
 	var rep [5]any
 	if r := t.Reported; r != nil {
@@ -292,6 +296,19 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 			return conflictf("chat %q: turn %q already exists", w.chatID, t.ID)
 		}
 		return err
+	}
+	if a := t.AssistantMessageID; a != "" {
+		if _, inserted := w.byMsg[a]; !inserted {
+			// A message stored before: it takes this turn's columns, the last turn's when
+			// several name it.
+			upd, err := w.st.stmt(ctx, sTurnOnMessage)
+			if err == nil {
+				_, err = upd.ExecContext(ctx, t.ID, t.Number, e.fired, w.chatID, a)
+			}
+			if err != nil {
+				return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: its message", w.chatID, t.ID))
+			}
+		}
 	}
 	decisions := e.decisions
 	if e.packed != nil {

@@ -430,6 +430,31 @@ type msgWriter struct {
 	knownID string
 	// lastPK is the pk of the last message inserted, 0 before the first.
 	lastPK int64
+	// turns are the turns of the transaction and byMsg the one of them whose columns an
+	// assistant message of the transaction holds (turnsByMessage).
+	turns []encodedTurn
+	byMsg map[string]int
+}
+
+// turnsByMessage maps the id of each message of msgs that is the assistant message of one
+// of turns to the last such turn: the message is inserted with that turn's columns
+// (turn_id, turn_number, turn_fired), as migration 0002 keeps them. It is nil without
+// turns.
+func turnsByMessage(msgs []chat.Message, turns []encodedTurn) map[string]int {
+	if len(turns) == 0 {
+		return nil
+	}
+	ids := make(map[string]bool, len(msgs))
+	for i := range msgs {
+		ids[msgs[i].ID] = true
+	}
+	by := make(map[string]int, len(turns))
+	for i := range turns {
+		if a := turns[i].t.AssistantMessageID; a != "" && ids[a] {
+			by[a] = i
+		}
+	}
+	return by
 }
 
 // insert writes m, whose parent is described by parent (nil for a root), and returns what
@@ -457,8 +482,13 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	if parent != nil {
 		parentPK = parent.pk
 	}
+	var turnID, turnNumber, turnFired any
+	if i, ok := w.byMsg[m.ID]; ok {
+		t := &w.turns[i]
+		turnID, turnNumber, turnFired = t.t.ID, t.t.Number, t.fired
+	}
 	res, err := ins.ExecContext(ctx, w.chatID, m.ID, nullStr(m.ParentID), parentPK, info.depth, info.userTurns,
-		string(m.Role), parts, locale, reminders, m.Interrupted, encTime(m.CreatedAt))
+		string(m.Role), parts, locale, reminders, m.Interrupted, encTime(m.CreatedAt), turnID, turnNumber, turnFired)
 	if err != nil {
 		err = dbErr(ctx, err, fmt.Sprintf("chat %q: message %q", w.chatID, m.ID))
 		if isConflict(err) {

@@ -34,6 +34,7 @@ var migrationFixtures = []struct {
 	{5, "testdata/migrate/v5.sql", "fixture"},
 	{6, "testdata/migrate/v6.sql", "fixture"},
 	{7, "testdata/migrate/v7.sql", "fixture"},
+	{8, "testdata/migrate/v8.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.

@@ -117,15 +117,23 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	}
 	set := d.prepared(ctx)
 	added := newPieces{}
+	indexed := int64(-1)
 	err = d.write(ctx, func(tx *sql.Tx) error {
 		clear(added)
 		st := &txStmts{tx: tx, set: set}
 		if err := insertChat(ctx, tx, c, meta, usage, len(a.Messages)); err != nil {
 			return err
 		}
-		w := msgWriter{st: st, chatID: c.ID}
+		byMsg := turnsByMessage(a.Messages, turns)
+		w := msgWriter{st: st, chatID: c.ID, turns: turns, byMsg: byMsg}
 		if err := w.insertAll(ctx, a.Messages); err != nil {
 			return err
+		}
+		if w.lastPK > 0 {
+			var err error
+			if indexed, err = d.indexIfBehind(ctx, tx, w.lastPK); err != nil {
+				return err
+			}
 		}
 		for _, b := range a.Branches {
 			_, err := tx.ExecContext(ctx, "INSERT INTO branches (chat_id, name, head, parent, created_at) VALUES (?, ?, ?, ?, ?)",
@@ -141,9 +149,9 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 				return dbErr(ctx, err, fmt.Sprintf("import chat %q: checkpoint %q", c.ID, k.Name))
 			}
 		}
-		tw := turnWriter{st: st, chatID: c.ID, added: added}
+		tw := turnWriter{st: st, chatID: c.ID, added: added, byMsg: byMsg}
 		for i := range turns {
-			if err := tw.insert(ctx, &turns[i]); err != nil {
+			if err := tw.insert(ctx, &turns[i], i); err != nil {
 				return err
 			}
 		}
@@ -151,6 +159,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	})
 	if err == nil {
 		d.pieces.learn(added)
+		d.fts.saw(indexed)
 	}
 	return err
 }

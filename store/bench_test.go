@@ -351,3 +351,30 @@ func BenchmarkPathTurnsLight10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkListChats1000 lists 1,000 chats, all of them and the latest one: without an
+// index on updated_at (migration 0007) both sort the chats table, and only the chats
+// returned have their branches read.
+func BenchmarkListChats1000(b *testing.B) {
+	db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 1000 {
+		at := t0.Add(time.Duration(i*7919%1000) * time.Minute)
+		if err := db.CreateChat(ctx, chat.Chat{ID: fmt.Sprintf("chat-%d", i), Title: "a chat", CreatedAt: at, UpdatedAt: at}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, limit := range []int{0, 1} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			for b.Loop() {
+				l, err := db.ListChats(ctx, store.ListOptions{Limit: limit})
+				if err != nil || (limit > 0 && len(l) != limit) || (limit == 0 && len(l) != 1000) {
+					b.Fatalf("got %d chats, %v", len(l), err)
+				}
+			}
+		})
+	}
+}

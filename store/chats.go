@@ -170,26 +170,32 @@ type ChatSummary struct {
 
 // ListChats returns the chats, most recently updated first.
 func (d *DB) ListChats(ctx context.Context, opt ListOptions) ([]ChatSummary, error) {
-	query := `SELECT ` + chatCols + `,
-		(SELECT count(*) FROM branches b WHERE b.chat_id = c.id),
-		coalesce((SELECT m.user_turns FROM branches b JOIN messages m ON m.chat_id = b.chat_id AND m.id = b.head
-			WHERE b.chat_id = c.id AND b.name = c.active_branch), 0)
-		FROM chats c`
+	// The chats are chosen and sorted first (no index keeps them in updated order: see
+	// migration 0007), then only those get their branches read.
+	inner := "SELECT * FROM chats"
 	var args []any
 	if strings.TrimSpace(opt.Search) != "" {
 		match := ftsQuery(opt.Search)
 		if match == "" {
 			return nil, nil // nothing searchable: no word characters
 		}
-		query += ` WHERE c.id IN (SELECT m.chat_id FROM messages_fts f JOIN messages m ON m.pk = f.rowid
+		if err := d.indexForSearch(ctx); err != nil {
+			return nil, err
+		}
+		inner += ` WHERE id IN (SELECT m.chat_id FROM messages_fts f JOIN messages m ON m.pk = f.rowid
 			WHERE messages_fts MATCH ?)`
 		args = append(args, match)
 	}
-	query += " ORDER BY c.updated_at DESC, c.id"
+	inner += " ORDER BY updated_at DESC, id"
 	if opt.Limit > 0 {
-		query += " LIMIT ?"
+		inner += " LIMIT ?"
 		args = append(args, opt.Limit)
 	}
+	query := `SELECT ` + chatCols + `,
+		(SELECT count(*) FROM branches b WHERE b.chat_id = c.id),
+		coalesce((SELECT m.user_turns FROM branches b JOIN messages m ON m.chat_id = b.chat_id AND m.id = b.head
+			WHERE b.chat_id = c.id AND b.name = c.active_branch), 0)
+		FROM (` + inner + `) c ORDER BY c.updated_at DESC, c.id`
 	rows, err := d.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbErr(ctx, err, "list chats")

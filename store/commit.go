@@ -32,9 +32,7 @@ func encodeTurn(t *chat.Turn, compact bool, cuts []int, pc *pieceCache) (encoded
 		return e, invalidf("turn %q: request: %v", t.ID, err)
 	}
 	if len(t.Fired) > 0 {
-		if e.fired, err = marshalJSON(t.Fired); err != nil {
-			return e, invalidf("turn %q: fired: %v", t.ID, err)
-		}
+		e.fired = encodeFired(t.Fired)
 	}
 	if len(t.Decisions) > 0 {
 		raw := []byte(t.Decisions)
@@ -152,6 +150,7 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 	}
 	set := d.prepared(ctx)
 	added := newPieces{}
+	indexed := int64(-1)
 	err := d.write(ctx, func(tx *sql.Tx) error {
 		clear(added) // a retried transaction starts again
 		if newChat != nil {
@@ -159,15 +158,19 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 				return err
 			}
 		}
-		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed)
 	})
 	if err == nil {
 		d.pieces.learn(added)
+		d.fts.saw(indexed)
 	}
 	return err
 }
 
-func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage, at time.Time) error {
+// commitTx writes c in the transaction of st. indexed is set to the search index's
+// indexed_pk when the transaction reads or moves it (fts.go).
+func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage,
+	at time.Time, indexed *int64) error {
 	tx := st.tx
 	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
@@ -208,17 +211,24 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		}
 	}
 
-	w := msgWriter{st: st, chatID: c.ChatID}
+	byMsg := turnsByMessage(c.Messages, turns)
+	w := msgWriter{st: st, chatID: c.ChatID, turns: turns, byMsg: byMsg}
 	if headInfo != nil {
 		w.known, w.knownID = *headInfo, c.ExpectHead
 	}
 	if err := w.insertAll(ctx, c.Messages); err != nil {
 		return err
 	}
+	if w.lastPK > 0 {
+		var err error
+		if *indexed, err = d.indexIfBehind(ctx, tx, w.lastPK); err != nil {
+			return err
+		}
+	}
 
-	tw := turnWriter{st: st, chatID: c.ChatID, added: added}
+	tw := turnWriter{st: st, chatID: c.ChatID, added: added, byMsg: byMsg}
 	for i := range turns {
-		if err := tw.insert(ctx, &turns[i]); err != nil {
+		if err := tw.insert(ctx, &turns[i], i); err != nil {
 			return err
 		}
 	}
@@ -259,9 +269,12 @@ type turnWriter struct {
 	chatID string
 	// added gathers the pieces of decision lists the transaction stores.
 	added newPieces
+	// byMsg is the msgWriter's: the assistant messages inserted with a turn's columns.
+	byMsg map[string]int
 }
 
-func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
+// insert writes turn number i of the transaction.
+func (w *turnWriter) insert(ctx context.Context, e *encodedTurn, i int) error {
 	t := e.t
 	var rep [5]any
 	if r := t.Reported; r != nil {
@@ -283,6 +296,19 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 			return conflictf("chat %q: turn %q already exists", w.chatID, t.ID)
 		}
 		return err
+	}
+	if a := t.AssistantMessageID; a != "" {
+		if _, inserted := w.byMsg[a]; !inserted {
+			// A message stored before: it takes this turn's columns, the last turn's when
+			// several name it.
+			upd, err := w.st.stmt(ctx, sTurnOnMessage)
+			if err == nil {
+				_, err = upd.ExecContext(ctx, t.ID, t.Number, e.fired, w.chatID, a)
+			}
+			if err != nil {
+				return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: its message", w.chatID, t.ID))
+			}
+		}
 	}
 	decisions := e.decisions
 	if e.packed != nil {

@@ -58,6 +58,8 @@ type DB struct {
 	stmts stmtCache
 	// pieces holds the pieces of decision lists stored once (pieces.go).
 	pieces pieceCache
+	// fts caches the search index's progress (fts.go).
+	fts ftsIndexed
 
 	// Now returns the current time, used for created and updated times the caller did not
 	// give. It defaults to time.Now; tests replace it.

@@ -46,14 +46,18 @@ func (d *DB) DeleteChat(ctx context.Context, id string) error {
 			"DELETE FROM turns WHERE chat_id = ?1",
 			"DELETE FROM checkpoints WHERE chat_id = ?1",
 			"DELETE FROM branches WHERE chat_id = ?1",
-			"DELETE FROM messages_fts WHERE rowid IN (SELECT pk FROM messages WHERE chat_id = ?1)",
+			// Only the messages indexed are in the search index (fts.go).
+			"DELETE FROM messages_fts WHERE rowid IN (SELECT pk FROM messages WHERE chat_id = ?1 AND pk <= (SELECT indexed_pk FROM fts_state))",
 			"DELETE FROM messages WHERE chat_id = ?1",
 			"DELETE FROM chats WHERE id = ?1",
+			// A pk above the greatest one left will be given again, to a message not indexed.
+			"UPDATE fts_state SET indexed_pk = min(indexed_pk, coalesce((SELECT max(pk) FROM messages), 0))",
 		} {
 			if _, err := tx.ExecContext(ctx, q, id); err != nil {
 				return dbErr(ctx, err, fmt.Sprintf("delete chat %q", id))
 			}
 		}
+		d.fts.forget() // indexed_pk may have gone down
 		return nil
 	})
 }

@@ -420,22 +420,48 @@ func (p *msgInfo) child(m *chat.Message) msgInfo {
 	return c
 }
 
-// msgWriter inserts messages and their full-text rows inside one transaction.
+// msgWriter inserts messages inside one transaction. Their full-text rows are written
+// later, in batches (fts.go).
 type msgWriter struct {
 	st     *txStmts
 	chatID string
 	// known is the msgInfo of the stored message knownID, when the caller read it already.
 	known   msgInfo
 	knownID string
-	// index holds the full-text rows of the messages inserted, until insertAll ends.
-	index []ftsRow
+	// lastPK is the pk of the last message inserted, 0 before the first.
+	lastPK int64
+	// turns are the turns of the transaction and byMsg the one of them whose columns an
+	// assistant message of the transaction holds (turnsByMessage).
+	turns []encodedTurn
+	byMsg map[string]int
+}
+
+// turnsByMessage maps the id of each message of msgs that is the assistant message of one
+// of turns to the last such turn: the message is inserted with that turn's columns
+// (turn_id, turn_number, turn_fired), as migration 0002 keeps them. It is nil without
+// turns.
+func turnsByMessage(msgs []chat.Message, turns []encodedTurn) map[string]int {
+	if len(turns) == 0 {
+		return nil
+	}
+	ids := make(map[string]bool, len(msgs))
+	for i := range msgs {
+		ids[msgs[i].ID] = true
+	}
+	by := make(map[string]int, len(turns))
+	for i := range turns {
+		if a := turns[i].t.AssistantMessageID; a != "" && ids[a] {
+			by[a] = i
+		}
+	}
+	return by
 }
 
 // insert writes m, whose parent is described by parent (nil for a root), and returns what
 // m's children need. m must have been checked with checkMessage.
 func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo) (msgInfo, error) {
 	info := parent.child(m)
-	parts, err := marshalJSON(m.Parts)
+	parts, err := encodeParts(m.Parts)
 	if err != nil {
 		return info, invalidf("message %q: parts: %v", m.ID, err)
 	}
@@ -446,9 +472,7 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 		}
 	}
 	if len(m.Reminders) > 0 {
-		if reminders, err = marshalJSON(m.Reminders); err != nil {
-			return info, invalidf("message %q: reminders: %v", m.ID, err)
-		}
+		reminders = encodeReminders(m.Reminders)
 	}
 	ins, err := w.st.stmt(ctx, sInsMessage)
 	if err != nil {
@@ -458,8 +482,13 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	if parent != nil {
 		parentPK = parent.pk
 	}
+	var turnID, turnNumber, turnFired any
+	if i, ok := w.byMsg[m.ID]; ok {
+		t := &w.turns[i]
+		turnID, turnNumber, turnFired = t.t.ID, t.t.Number, t.fired
+	}
 	res, err := ins.ExecContext(ctx, w.chatID, m.ID, nullStr(m.ParentID), parentPK, info.depth, info.userTurns,
-		string(m.Role), parts, locale, reminders, m.Interrupted, encTime(m.CreatedAt))
+		string(m.Role), parts, locale, reminders, m.Interrupted, encTime(m.CreatedAt), turnID, turnNumber, turnFired)
 	if err != nil {
 		err = dbErr(ctx, err, fmt.Sprintf("chat %q: message %q", w.chatID, m.ID))
 		if isConflict(err) {
@@ -470,43 +499,8 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 	if info.pk, err = res.LastInsertId(); err != nil {
 		return info, dbErr(ctx, err, "insert message")
 	}
-	if text := searchText(m); text != "" {
-		w.index = append(w.index, ftsRow{pk: info.pk, text: text})
-	}
+	w.lastPK = info.pk
 	return info, nil
-}
-
-// ftsRow is a message's row of the full-text index, written by flushIndex.
-type ftsRow struct {
-	pk   int64
-	text string
-}
-
-// flushIndex writes the full-text rows of the messages inserted: two at a time (a user
-// message and its reply) with one statement.
-func (w *msgWriter) flushIndex(ctx context.Context) error {
-	rows := w.index
-	w.index = w.index[:0]
-	for len(rows) > 0 {
-		var err error
-		if len(rows) >= 2 {
-			var fts *sql.Stmt
-			if fts, err = w.st.stmt(ctx, sInsFTS2); err == nil {
-				_, err = fts.ExecContext(ctx, rows[0].pk, rows[0].text, rows[1].pk, rows[1].text)
-			}
-			rows = rows[2:]
-		} else {
-			var fts *sql.Stmt
-			if fts, err = w.st.stmt(ctx, sInsFTS); err == nil {
-				_, err = fts.ExecContext(ctx, rows[0].pk, rows[0].text)
-			}
-			rows = rows[1:]
-		}
-		if err != nil {
-			return dbErr(ctx, err, fmt.Sprintf("chat %q: index messages", w.chatID))
-		}
-	}
-	return nil
 }
 
 // insertAll writes msgs in order. Each parent is an earlier one of msgs or a message of
@@ -535,7 +529,7 @@ func (w *msgWriter) insertAll(ctx context.Context, msgs []chat.Message) error {
 		}
 		infos[m.ID] = in
 	}
-	return w.flushIndex(ctx)
+	return nil
 }
 
 // parentInfo is the package's parentInfo, with the transaction's prepared statement.

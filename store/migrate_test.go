@@ -32,6 +32,9 @@ var migrationFixtures = []struct {
 	{3, "testdata/migrate/v3.sql", "fixture"},
 	{4, "testdata/migrate/v4.sql", "fixture"},
 	{5, "testdata/migrate/v5.sql", "fixture"},
+	{6, "testdata/migrate/v6.sql", "fixture"},
+	{7, "testdata/migrate/v7.sql", "fixture"},
+	{8, "testdata/migrate/v8.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.
@@ -173,9 +176,9 @@ func TestOpenRefuses(t *testing.T) {
 	}{
 		{"newer schema", func(t *testing.T, path string) {
 			raw := openAt(t, path, SchemaVersion())
-			raw.Exec("PRAGMA user_version = 7")
+			raw.Exec(fmt.Sprintf("PRAGMA user_version = %d", SchemaVersion()+1))
 			raw.Close()
-		}, fmt.Sprintf("database schema version 7 is newer than this ctxlab (%d); upgrade ctxlab", SchemaVersion())},
+		}, fmt.Sprintf("database schema version %d is newer than this ctxlab (%d); upgrade ctxlab", SchemaVersion()+1, SchemaVersion())},
 		{"another application's database", func(t *testing.T, path string) {
 			raw, _ := sql.Open("sqlite", path)
 			raw.Exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('mine')")

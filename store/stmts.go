@@ -14,11 +14,12 @@ const (
 			WHERE b.chat_id = ? AND b.name = ?`
 	qParentInfo = "SELECT pk, depth, user_turns FROM messages WHERE chat_id = ? AND id = ?"
 	qInsMessage = `INSERT INTO messages
-			(chat_id, id, parent_id, parent_pk, depth, user_turns, role, parts, locale, reminders, interrupted, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-	qInsFTS  = "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)"
-	qInsFTS2 = "INSERT INTO messages_fts (rowid, text) VALUES (?, ?), (?, ?)"
-	qInsTurn = `INSERT INTO turns (chat_id, id, branch, number,
+			(chat_id, id, parent_id, parent_pk, depth, user_turns, role, parts, locale, reminders, interrupted, created_at,
+			turn_id, turn_number, turn_fired)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	// qTurnOnMessage writes a turn's columns on its assistant message stored before.
+	qTurnOnMessage = "UPDATE messages SET turn_id = ?, turn_number = ?, turn_fired = ? WHERE chat_id = ? AND id = ?"
+	qInsTurn       = `INSERT INTO turns (chat_id, id, branch, number,
 			user_message_id, assistant_message_id, at, request, fired,
 			rep_prompt, rep_completion, rep_total, rep_cached, rep_reasoning,
 			est_prompt, est_completion, est_total, est_cached, est_reasoning,
@@ -40,9 +41,8 @@ const (
 	sBranchHead = iota
 	sParentInfo
 	sInsMessage
-	sInsFTS
-	sInsFTS2
 	sInsTurn
+	sTurnOnMessage
 	sInsDecisions
 	sInsPiece
 	sPieceID
@@ -51,7 +51,7 @@ const (
 )
 
 // stmtQueries lists the prepared statements, by index.
-var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsFTS, qInsFTS2, qInsTurn, qInsDecisions, qInsPiece, qPieceID, qMoveHead, qUpdateChat}
+var stmtQueries = [...]string{qBranchHead, qParentInfo, qInsMessage, qInsTurn, qTurnOnMessage, qInsDecisions, qInsPiece, qPieceID, qMoveHead, qUpdateChat}
 
 // stmtSet holds the statements of stmtQueries prepared on the database. A transaction
 // takes them with Tx.StmtContext, which reuses the statement each connection prepared

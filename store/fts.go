@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// The full-text index (messages_fts) is written in batches, not by each commit: an FTS5
+// insert writes a new segment, its structure record and the document's size at the end of
+// every transaction, about a quarter of the pages a turn's commit wrote. fts_state holds
+// indexed_pk: every message whose pk is at most indexed_pk is in the index, the ones above
+// it are waiting. A search indexes the waiting messages before it runs (ListChats), so it
+// finds every committed message; a commit that finds ftsBatch or more waiting indexes them
+// too, so that a search never has a long chat's worth to catch up.
+
+// ftsBatch is how many messages may wait for the full-text index before a commit indexes
+// them.
+const ftsBatch = 256
+
+// ftsChunk is how many waiting messages are read at a time while indexing.
+const ftsChunk = 512
+
+// ftsIndexed caches fts_state.indexed_pk as this process last saw it, -1 before it has
+// read it. Commits use it only to decide when to look at the real value.
+// Its zero value is ready: it stores pk+1, so 0 is -1.
+type ftsIndexed struct{ pk1 atomic.Int64 }
+
+// seen returns the cached indexed_pk, -1 when unknown.
+func (f *ftsIndexed) seen() int64 { return f.pk1.Load() - 1 }
+
+// forget drops the cached value.
+func (f *ftsIndexed) forget() { f.pk1.Store(0) }
+
+// saw records indexed_pk as a committed transaction left it; -1 leaves the cache as it is.
+func (f *ftsIndexed) saw(pk int64) {
+	if pk >= 0 {
+		f.pk1.Store(pk + 1)
+	}
+}
+
+// indexedPK reads fts_state.indexed_pk.
+func indexedPK(ctx context.Context, q querier) (int64, error) {
+	var pk int64
+	if err := q.QueryRowContext(ctx, "SELECT indexed_pk FROM fts_state").Scan(&pk); err != nil {
+		return 0, dbErr(ctx, err, "read the search index state")
+	}
+	return pk, nil
+}
+
+// indexPending writes the full-text rows of the messages waiting for them and moves
+// indexed_pk past them. It returns the new indexed_pk. tx must be a write transaction.
+func indexPending(ctx context.Context, tx querier) (int64, error) {
+	from, err := indexedPK(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	last := from
+	type row struct {
+		pk   int64
+		text string
+	}
+	var batch []row
+	var m chat.Message
+	for {
+		batch = batch[:0]
+		rows, err := tx.QueryContext(ctx, "SELECT pk, parts, reminders FROM messages WHERE pk > ? ORDER BY pk LIMIT ?", last, ftsChunk)
+		if err != nil {
+			return 0, dbErr(ctx, err, "index messages")
+		}
+		n := 0
+		for rows.Next() {
+			var pk int64
+			var parts []byte
+			var reminders sql.RawBytes
+			if err := rows.Scan(&pk, &parts, &reminders); err != nil {
+				rows.Close()
+				return 0, dbErr(ctx, err, "index messages")
+			}
+			n++
+			last = pk
+			m.Parts, m.Reminders = nil, nil
+			if err := decodeParts(parts, &m.Parts); err != nil {
+				rows.Close()
+				return 0, fmt.Errorf("index message %d: parts: %w", pk, err)
+			}
+			if len(reminders) > 0 {
+				if err := decodeReminders(reminders, &m.Reminders); err != nil {
+					rows.Close()
+					return 0, fmt.Errorf("index message %d: reminders: %w", pk, err)
+				}
+			}
+			if text := searchText(&m); text != "" {
+				batch = append(batch, row{pk, text})
+			}
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return 0, dbErr(ctx, err, "index messages")
+		}
+		for _, r := range batch {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)", r.pk, r.text); err != nil {
+				return 0, dbErr(ctx, err, "index messages")
+			}
+		}
+		if n < ftsChunk {
+			break
+		}
+	}
+	if last != from {
+		if _, err := tx.ExecContext(ctx, "UPDATE fts_state SET indexed_pk = ?", last); err != nil {
+			return 0, dbErr(ctx, err, "index messages")
+		}
+	}
+	return last, nil
+}
+
+// indexForSearch indexes the messages waiting for the full-text index, if any, so that a
+// search finds every committed message.
+func (d *DB) indexForSearch(ctx context.Context) error {
+	var waiting bool
+	err := d.db.QueryRowContext(ctx, `SELECT coalesce((SELECT max(pk) FROM messages), 0) >
+		(SELECT indexed_pk FROM fts_state)`).Scan(&waiting)
+	if err != nil {
+		return dbErr(ctx, err, "read the search index state")
+	}
+	if !waiting {
+		return nil
+	}
+	var pk int64
+	err = d.write(ctx, func(tx *sql.Tx) error {
+		pk, err = indexPending(ctx, tx)
+		return err
+	})
+	if err == nil {
+		d.fts.saw(pk)
+	}
+	return err
+}
+
+// indexIfBehind, inside a commit whose last message has pk last, indexes the waiting
+// messages when ftsBatch or more wait. It returns indexed_pk as the transaction leaves
+// it, or -1 when it did not read it.
+func (d *DB) indexIfBehind(ctx context.Context, tx querier, last int64) (int64, error) {
+	if seen := d.fts.seen(); seen >= 0 && last-seen < ftsBatch {
+		return -1, nil
+	}
+	pk, err := indexedPK(ctx, tx)
+	if err != nil || last-pk < ftsBatch {
+		return pk, err
+	}
+	return indexPending(ctx, tx)
+}

@@ -157,16 +157,11 @@ func precheckExisting(path string) error {
 	case fi.Size() == 0:
 		return fmt.Errorf("%w: the file is empty", ErrNoDatabase)
 	}
-	uri, err := fileURI(path)
+	sdb, err := openReadOnly(path)
 	if err != nil {
 		return err
 	}
-	sdb, err := sql.Open("sqlite", uri+fmt.Sprintf("?mode=ro&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()))
-	if err != nil {
-		return dbErr(context.Background(), err, "open")
-	}
 	defer sdb.Close()
-	sdb.SetMaxOpenConns(1)
 	ctx := context.Background()
 	if err := checkSchema(ctx, sdb); err != nil {
 		return err
@@ -191,17 +186,27 @@ func precheck(path string) error {
 	if _, err := os.Stat(path); err != nil {
 		return nil // a new file, or an error Open reports better
 	}
-	uri, err := fileURI(path)
+	sdb, err := openReadOnly(path)
 	if err != nil {
 		return err
 	}
+	defer sdb.Close()
+	return checkSchema(context.Background(), sdb)
+}
+
+// openReadOnly opens an existing database file read-only, on one connection, for a look
+// that must not change it.
+func openReadOnly(path string) (*sql.DB, error) {
+	uri, err := fileURI(path)
+	if err != nil {
+		return nil, err
+	}
 	sdb, err := sql.Open("sqlite", uri+fmt.Sprintf("?mode=ro&_pragma=busy_timeout(%d)", busyTimeout.Milliseconds()))
 	if err != nil {
-		return dbErr(context.Background(), err, "open")
+		return nil, dbErr(context.Background(), err, "open")
 	}
-	defer sdb.Close()
 	sdb.SetMaxOpenConns(1)
-	return checkSchema(context.Background(), sdb)
+	return sdb, nil
 }
 
 // fileURI returns the SQLite URI of a file path, without parameters.

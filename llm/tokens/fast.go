@@ -172,22 +172,9 @@ func pieceO200k(s string, i int) int {
 	if l > k || k > j { // U* l+, or U+ (then no l: alternative 2)
 		return l + contraction(s, l)
 	}
-	switch b := s[i]; {
-	case isDigit(b):
-		e := i + 1
-		for e < len(s) && e < i+3 && isDigit(s[e]) {
-			e++
-		}
+	e, other := digitsOrOther(s, i)
+	if !other {
 		return e
-	case b == ' ' && (i+1 >= len(s) || !isOther(s[i+1])):
-		return i + 1 // a space before a digit, or at the end
-	}
-	e := i
-	if s[e] == ' ' {
-		e++
-	}
-	for e < len(s) && isOther(s[e]) {
-		e++
 	}
 	for e < len(s) && (isBreak(s[e]) || s[e] == '/') {
 		e++
@@ -214,22 +201,34 @@ func pieceCl100k(s string, i int) int {
 	if k > j {
 		return k
 	}
+	e, other := digitsOrOther(s, i)
+	if !other {
+		return e
+	}
+	return breaks(s, e)
+}
+
+// digitsOrOther returns the end of a piece at i that is not a word, as both encodings cut
+// it: up to three digits, a lone space (before a digit, or at the end), or else an
+// optional space and a run of other characters (other is true), which the encodings
+// extend differently.
+func digitsOrOther(s string, i int) (e int, other bool) {
 	switch b := s[i]; {
 	case isDigit(b):
-		e := i + 1
+		e = i + 1
 		for e < len(s) && e < i+3 && isDigit(s[e]) {
 			e++
 		}
-		return e
+		return e, false
 	case b == ' ' && (i+1 >= len(s) || !isOther(s[i+1])):
-		return i + 1
+		return i + 1, false
 	}
-	e := i
+	e = i
 	if s[e] == ' ' {
 		e++
 	}
 	for e < len(s) && isOther(s[e]) {
 		e++
 	}
-	return breaks(s, e)
+	return e, true
 }

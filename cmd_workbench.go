@@ -116,7 +116,8 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 			m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 		}
 	}
-	p := tea.NewProgram(&firstFrame{Model: m, drawn: func() { collect(); closeOnce(drawn) }}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	firstDrawn := sync.OnceFunc(func() { collect(); close(drawn) })
+	p := tea.NewProgram(&firstFrame{Model: m, drawn: firstDrawn}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
 	_, err = p.Run()
 	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
@@ -297,17 +298,7 @@ func pauseCollector() func() {
 		return func() {}
 	}
 	prev := debug.SetGCPercent(-1)
-	var once sync.Once
-	return func() { once.Do(func() { debug.SetGCPercent(prev) }) }
-}
-
-// closeOnce closes ch unless it is closed.
-func closeOnce(ch chan struct{}) {
-	select {
-	case <-ch:
-	default:
-		close(ch)
-	}
+	return sync.OnceFunc(func() { debug.SetGCPercent(prev) })
 }
 
 // firstFrame is the workbench's model, which calls drawn once it has drawn its first frame

@@ -87,7 +87,7 @@ func (s *Session) Edit(ctx context.Context, n int, in UserInput, r Replier, opts
 	old := s.view
 	parent := old.path[idx].ParentID
 	s.view = old.prefix(name, idx)
-	p := s.plan(in)
+	p := s.planToSend(in)
 	nb := &chat.Branch{Name: name, Head: parent, Parent: old.name, CreatedAt: p.At}
 	res, err := s.finish(ctx, p, r, nb, false, sendOptions(opts))
 	if res == nil {

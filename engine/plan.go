@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,8 @@ type Plan struct {
 	// totalOnly marks an Estimate that has only its Total (a regenerated turn's, taken
 	// from the record).
 	totalOnly bool
+	// encoded, when set, waits for the JSON of Decisions, being encoded (planToSend).
+	encoded func() json.RawMessage
 }
 
 // Estimate is the estimated token count of a request, by source.
@@ -58,7 +61,13 @@ func (s *Session) Preview(in UserInput) *Plan {
 	return s.plan(in)
 }
 
-func (s *Session) plan(in UserInput) *Plan {
+func (s *Session) plan(in UserInput) *Plan { return s.planFor(in, false) }
+
+// planToSend is plan for a turn about to be sent: the JSON of its decisions is encoded
+// (and prepared for the commit) while the rest of the turn is planned and answered.
+func (s *Session) planToSend(in UserInput) *Plan { return s.planFor(in, true) }
+
+func (s *Session) planFor(in UserInput, send bool) *Plan {
 	e := s.e
 	at := in.At
 	if at.IsZero() {
@@ -70,6 +79,9 @@ func (s *Session) plan(in UserInput) *Plan {
 	ev := turnEval{file: e.file, cache: e.cache, wc: wc, fires: s.view.fires}
 	ds := ev.decide()
 	p := &Plan{Turn: wc.Turn, Branch: s.view.name, At: at, Decisions: ds.all(), chatUsage: wc.Usage}
+	if send {
+		p.encoded = s.encoder().start(p.Decisions, e.store)
+	}
 	s.render(p, &user, ds)
 	return p
 }

@@ -277,7 +277,7 @@ func TestReplayFailedTurn(t *testing.T) {
 	h.send("hello", at(1))
 	// The record of a turn whose reply failed, saved with its user message alone.
 	p := h.s.Preview(UserInput{Text: "fails", At: at(2)})
-	failed := h.s.record(p, &Outcome{Err: errors.New("model: 500")}).Turn
+	failed := h.s.record(p, &Outcome{Err: errors.New("model: 500")}, marshalDecisions(p.Decisions)).Turn
 	failed.AssistantMessageID = ""
 	if err := h.store.Commit(h.ctx, chat.Commit{ChatID: "chat-1", Branch: "main", ExpectHead: p.User.ParentID,
 		NewHead: p.User.ID, Messages: []chat.Message{p.User}, Turns: []chat.Turn{failed}}); err != nil {

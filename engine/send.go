@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
-	dec "github.com/ctxlab/ctxlab/engine/decision"
 )
 
 // Replier produces the assistant's reply to a planned turn: a Scripted reply, a Live
@@ -172,7 +171,7 @@ func (e *Engine) priced(t *chat.Turn) *float64 {
 //
 // opts may deliver the turn's events (WithEvents).
 func (s *Session) Send(ctx context.Context, in UserInput, r Replier, opts ...SendOption) (*TurnResult, error) {
-	p := s.plan(in)
+	p := s.planToSend(in)
 	return s.finish(ctx, p, r, nil, false, sendOptions(opts))
 }
 
@@ -183,6 +182,10 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	emit := cfg.emit
 	emit(EventPlanned{Plan: p})
 	e := s.e
+	decisions := p.encoded
+	if decisions == nil {
+		decisions = s.encoder().start(p.Decisions, e.store)
+	}
 	out, err := r.Reply(ctx, &TurnRequest{Plan: p, File: e.file, Tokens: e.tokens, MaxToolSteps: e.steps, NewID: e.newID}, emit)
 	if out == nil || (err != nil && len(out.Parts) == 0) {
 		if err == nil {
@@ -194,7 +197,7 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	if out.Err == nil {
 		out.Err = err
 	}
-	res := s.record(p, out)
+	res := s.record(p, out, nil) // its decisions are still being encoded: see commitTurn
 	user := p.User
 	msgs := []chat.Message{user, res.Assistant}
 	if userSaved {
@@ -207,7 +210,8 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
 	ctx = context.WithoutCancel(ctx)
-	err = s.e.store.Commit(ctx, commit)
+	err = s.commitTurn(ctx, &commit, decisions)
+	res.Turn.Decisions = commit.Turns[0].Decisions
 	if errors.Is(err, chat.ErrConflict) {
 		err = s.saveAside(ctx, &commit, res)
 	}
@@ -266,8 +270,9 @@ func (s *Session) saveAside(ctx context.Context, c *chat.Commit, res *TurnResult
 	return nil
 }
 
-// record builds the assistant message and the turn record of a reply.
-func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
+// record builds the assistant message and the turn record of a reply, with the JSON of
+// the plan's decisions.
+func (s *Session) record(p *Plan, out *Outcome, decisions json.RawMessage) *TurnResult {
 	e := s.e
 	at := out.At
 	if at.IsZero() {
@@ -275,10 +280,6 @@ func (s *Session) record(p *Plan, out *Outcome) *TurnResult {
 	}
 	asst := chat.Message{ID: e.newID(), ParentID: p.User.ID, Role: chat.RoleAssistant, Parts: out.Parts,
 		CreatedAt: at, Interrupted: out.Interrupted}
-	if s.decisions == nil {
-		s.decisions = new(dec.Encoder)
-	}
-	decisions := s.decisions.Encode(p.Decisions)
 	// Counted through the cache: the history counts the same texts again on the next turn.
 	count := e.cache.count
 	completion := count(asst.PlainText())

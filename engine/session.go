@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
-	dec "github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/predicates"
 )
 
@@ -17,9 +16,8 @@ type Session struct {
 	chat  chat.Chat
 	view  *branchView
 	usage chat.Usage
-	// decisions encodes each turn's decisions for its record, reusing the JSON of the
-	// decisions the turn before made the same way.
-	decisions *dec.Encoder
+	// decisions encodes each turn's decisions for its record.
+	decisions *listEncoder
 	// views keeps the branches visited most recently (the active one included), so that
 	// switching back and forth reads only what another writer added since.
 	views []*branchView

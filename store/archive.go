@@ -106,11 +106,8 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		if t.ChatID != c.ID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ID, t.ID, t.ChatID)
 		}
-		compact, err := checkTurnJSON(t, cuts)
-		if err != nil {
-			return fmt.Errorf("chat %q: %w", c.ID, err)
-		}
-		if turns[i], err = encodeTurn(t, compact, *cuts, &d.pieces); err != nil {
+		var err error
+		if turns[i], err = d.encodeTurn(t, cuts); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
 		usage = usage.Add(t.Counted())

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -20,13 +21,18 @@ type encodedTurn struct {
 	// packed, when set, is the decision list to pack in the transaction (pieces.go);
 	// decisions is then unused.
 	packed *packPlan
+	// late, when set, gives the decision list in the transaction (CommitLate).
+	late func() json.RawMessage
 }
 
-// encodeTurn encodes the JSON columns of t; compact says its decisions are known to be
-// valid, compact JSON, with their long strings at cuts (checkTurnJSON). With pc set, the
-// decisions are packed against the pieces it knows.
-func encodeTurn(t *chat.Turn, compact bool, cuts []int, pc *pieceCache) (encodedTurn, error) {
+// encodeTurn checks t and encodes its JSON columns, its decision list packed against the
+// pieces the database knows. A list prepared ahead (PrepareDecisions) is taken as it was
+// prepared.
+func (d *DB) encodeTurn(t *chat.Turn, cuts *[]int) (encodedTurn, error) {
 	e := encodedTurn{t: t}
+	if err := d.encodeDecisions(&e, cuts); err != nil {
+		return e, err
+	}
 	var err error
 	if e.request, err = marshalJSON(t.Request); err != nil {
 		return e, invalidf("turn %q: request: %v", t.ID, err)
@@ -34,25 +40,43 @@ func encodeTurn(t *chat.Turn, compact bool, cuts []int, pc *pieceCache) (encoded
 	if len(t.Fired) > 0 {
 		e.fired = encodeFired(t.Fired)
 	}
-	if len(t.Decisions) > 0 {
-		raw := []byte(t.Decisions)
-		if !compact {
-			s, err := compactJSON(t.Decisions, false)
-			if err != nil {
-				return e, invalidf("turn %q: decisions: %v", t.ID, err)
-			}
-			raw = []byte(s)
-			cuts = cuts[:0]
-			chat.ScanJSONStrings(raw, stringCuts(&cuts))
-		}
-		if pc != nil {
-			e.packed = pc.plan(raw, cuts)
-		}
-		if e.packed == nil {
-			e.decisions = string(raw)
-		}
-	}
 	return e, nil
+}
+
+// encodeDecisions checks e.t and sets the decision list e writes: valid, compact JSON
+// with its repeated pieces planned (pieces.go).
+func (d *DB) encodeDecisions(e *encodedTurn, cuts *[]int) error {
+	t := e.t
+	if plan, ok := d.ahead.take(t.Decisions); ok {
+		light := *t
+		light.Decisions = nil
+		if err := checkTurn(&light); err != nil {
+			return err
+		}
+		e.packed = plan
+		if plan == nil {
+			e.decisions = string(t.Decisions)
+		}
+		return nil
+	}
+	compact, err := checkTurnJSON(t, cuts)
+	if err != nil || len(t.Decisions) == 0 {
+		return err
+	}
+	raw := []byte(t.Decisions)
+	if !compact {
+		s, err := compactJSON(t.Decisions, false)
+		if err != nil {
+			return invalidf("turn %q: decisions: %v", t.ID, err)
+		}
+		raw = []byte(s)
+		*cuts = (*cuts)[:0]
+		chat.ScanJSONStrings(raw, stringCuts(cuts))
+	}
+	if e.packed = d.pieces.plan(raw, *cuts); e.packed == nil {
+		e.decisions = string(raw)
+	}
+	return nil
 }
 
 // Commit writes one step of a chat in one transaction: either all of it is visible, or
@@ -74,6 +98,24 @@ func encodeTurn(t *chat.Turn, compact bool, cuts []int, pc *pieceCache) (encoded
 // Invalid input (empty ids, unknown roles or part types, invalid JSON) gives ErrInvalid
 // before the transaction starts.
 func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
+	return d.commit(ctx, c, nil)
+}
+
+// CommitLate is Commit for a step whose first turn's decision list is still being made
+// (encoded while its reply came, say): list gives it, and is called once, in the
+// transaction, when the rest of the step is written. c.Turns[0].Decisions is ignored. A
+// list that is not valid JSON fails the step as in Commit (ErrInvalid, nothing written).
+// Prepare the list (PrepareDecisions) as soon as it is made, and the transaction only
+// writes it.
+func (d *DB) CommitLate(ctx context.Context, c chat.Commit, list func() json.RawMessage) error {
+	if len(c.Turns) == 0 {
+		return invalidf("chat %q: a commit with decisions to come has no turn", c.ChatID)
+	}
+	return d.commit(ctx, c, list)
+}
+
+// commit is Commit, with the decision list of the first turn given by late when set.
+func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMessage) error {
 	if err := checkName("chat id", c.ChatID); err != nil {
 		return err
 	}
@@ -133,12 +175,18 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 		if t.ChatID != c.ChatID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
 		}
-		compact, err := checkTurnJSON(&t, cuts)
-		if err != nil {
+		if late != nil && i == 0 {
+			t.Decisions = nil // given in the transaction
+		}
+		var err error
+		if turns[i], err = d.encodeTurn(&t, cuts); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
-		if turns[i], err = encodeTurn(&t, compact, *cuts, &d.pieces); err != nil {
-			return fmt.Errorf("chat %q: %w", c.ChatID, err)
+		if late != nil && i == 0 {
+			turns[i].late = func() json.RawMessage {
+				t.Decisions = late()
+				return t.Decisions
+			}
 		}
 		usage = usage.Add(t.Counted())
 		if t.At.After(at) {
@@ -158,7 +206,7 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 				return err
 			}
 		}
-		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed, cuts)
 	})
 	if err == nil {
 		d.pieces.learn(added)
@@ -170,7 +218,7 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 // commitTx writes c in the transaction of st. indexed is set to the search index's
 // indexed_pk when the transaction reads or moves it (fts.go).
 func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage,
-	at time.Time, indexed *int64) error {
+	at time.Time, indexed *int64, cuts *[]int) error {
 	tx := st.tx
 	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
@@ -228,7 +276,14 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 
 	tw := turnWriter{st: st, chatID: c.ChatID, added: added, byMsg: byMsg}
 	for i := range turns {
-		if err := tw.insert(ctx, &turns[i], i); err != nil {
+		e := &turns[i]
+		if e.late != nil {
+			e.late()
+			if err := d.encodeDecisions(e, cuts); err != nil {
+				return fmt.Errorf("chat %q: %w", c.ChatID, err)
+			}
+		}
+		if err := tw.insert(ctx, e, i); err != nil {
 			return err
 		}
 	}

@@ -31,6 +31,11 @@ var (
 	ErrSchema = errors.New("unsupported database schema")
 )
 
+// errNeedsRecovery reports a database whose write-ahead log (or rollback journal) a
+// process left behind, killed while it wrote: a read-only connection cannot read it until
+// a writer recovers it.
+var errNeedsRecovery = errors.New("write-ahead log needs recovery")
+
 // storeError is an error with a complete message and a kind (one of the Err values). It
 // never wraps a driver error, so callers cannot depend on driver types.
 type storeError struct {
@@ -99,6 +104,10 @@ func dbErr(ctx context.Context, err error, what string) error {
 	case sqlite3.SQLITE_FULL:
 		return &storeError{msg: what + ": disk full"}
 	case sqlite3.SQLITE_READONLY:
+		switch code {
+		case sqlite3.SQLITE_READONLY_RECOVERY, sqlite3.SQLITE_READONLY_CANTINIT, sqlite3.SQLITE_READONLY_ROLLBACK:
+			return &storeError{msg: what + ": the log of a process that ended must be recovered first", kind: errNeedsRecovery}
+		}
 		return &storeError{msg: what + ": database is read-only"}
 	case sqlite3.SQLITE_CANTOPEN:
 		return &storeError{msg: what + ": cannot open database file"}

@@ -34,6 +34,18 @@ func ScanJSONStrings(b []byte, str func(start, end int)) (valid, compact bool) {
 	return true, s.compact
 }
 
+// ScanJSONValue scans, as ScanJSONStrings does, the one JSON value that starts at
+// b[start] (an element of an array, say: its depth counts as one), and returns where it
+// ends. str gets bounds within b. A caller that walks the array around the value itself
+// checks an element without scanning the others.
+func ScanJSONValue(b []byte, start int, str func(start, end int)) (end int, valid, compact bool) {
+	s := jsonScanner{b: b, i: start, compact: true, onStr: str}
+	if !s.value(1) {
+		return 0, false, false
+	}
+	return s.i, true, s.compact
+}
+
 type jsonScanner struct {
 	b       []byte
 	i       int

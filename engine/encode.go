@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+	dec "github.com/ctxlab/ctxlab/engine/decision"
+)
+
+// DecisionPreparer is a Store that can do, ahead of a turn's Commit, the work the commit
+// does on the turn's decision list (checking, cutting and packing it; store.DB can). The
+// engine calls it on a goroutine of its own as soon as a turn's decisions are encoded,
+// and then commits the turn with that very list, unchanged.
+type DecisionPreparer interface {
+	PrepareDecisions(list json.RawMessage)
+}
+
+// LateCommitter is a Store whose commit can take the decision list of a step's turn once
+// its transaction runs (store.DB can): CommitLate is Commit of c with the list of
+// c.Turns[0] given by list, called once, in the transaction. The engine commits each turn
+// so while the list is still being encoded.
+type LateCommitter interface {
+	CommitLate(ctx context.Context, c chat.Commit, list func() json.RawMessage) error
+}
+
+// listEncoder encodes the decision list of each turn of a chat for its record. The list
+// is known once the turn is planned, before its reply: it is encoded (and prepared for
+// the commit) while the reply comes, on another goroutine.
+type listEncoder struct {
+	mu sync.Mutex // one list at a time: each is compared with the one before
+	// enc reuses the JSON of the decisions the turn before made the same way.
+	enc dec.Encoder
+}
+
+// start begins encoding ds and returns the function that waits for its JSON. A store
+// that is a DecisionPreparer prepares the list too.
+func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
+	done := make(chan json.RawMessage, 1)
+	go func() {
+		done <- l.encode(ds, st)
+	}()
+	return sync.OnceValue(func() json.RawMessage { return <-done })
+}
+
+// encode encodes ds now, and prepares the list with a store that can.
+func (l *listEncoder) encode(ds []Decision, st Store) json.RawMessage {
+	l.mu.Lock()
+	raw := json.RawMessage(l.enc.Encode(ds))
+	l.mu.Unlock()
+	if p, ok := st.(DecisionPreparer); ok {
+		p.PrepareDecisions(raw)
+	}
+	return raw
+}
+
+// encoder returns the session's list encoder, made on first use.
+func (s *Session) encoder() *listEncoder {
+	if s.decisions == nil {
+		s.decisions = new(listEncoder)
+	}
+	return s.decisions
+}
+
+// commitTurn commits c, a step of one turn whose decision list list gives, and sets that
+// list in c: while it is being encoded, a LateCommitter store writes the rest of the step.
+func (s *Session) commitTurn(ctx context.Context, c *chat.Commit, list func() json.RawMessage) error {
+	if lc, ok := s.e.store.(LateCommitter); ok {
+		err := lc.CommitLate(ctx, *c, list)
+		c.Turns[0].Decisions = list()
+		return err
+	}
+	c.Turns[0].Decisions = list()
+	return s.e.store.Commit(ctx, *c)
+}

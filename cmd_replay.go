@@ -59,8 +59,8 @@ var reminderTag = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>
 
 // userText is the text the user wrote in a request's last message, reminders removed.
 func userText(req chat.Request) string {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if m := req.Messages[i]; m.Role == chat.RoleUser {
+	for i := req.Len() - 1; i >= 0; i-- {
+		if m := req.At(i); m.Role == chat.RoleUser {
 			return strings.TrimSpace(reminderTag.ReplaceAllString(m.Text(), ""))
 		}
 	}

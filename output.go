@@ -78,7 +78,7 @@ func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trac
 		plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
 	writeTurnView(w, t, user, "", v)
 	fmt.Fprintf(w, "  %-16s model %s · %s · %s\n", "request:",
-		inert.Line(plan.Request.Model), plural(len(plan.Request.Messages), "message"), plural(len(plan.Request.Tools), "tool"))
+		inert.Line(plan.Request.Model), plural(plan.Request.Len(), "message"), plural(len(plan.Request.Tools), "tool"))
 }
 
 // writeTurn prints the compact human-readable block of one turn: what fired and why, what
@@ -305,10 +305,9 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 // message, if any, and the final user message with its reminders baked in, each part of
 // a message with several on its own.
 func writeSent(w io.Writer, req chat.Request, systemPrompt string, width int) {
-	msgs := req.Messages
 	last := -1
-	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == chat.RoleUser {
+	for i := req.Len() - 1; i >= 0; i-- {
+		if req.At(i).Role == chat.RoleUser {
 			last = i
 			break
 		}
@@ -316,10 +315,12 @@ func writeSent(w io.Writer, req chat.Request, systemPrompt string, width int) {
 	if last < 0 {
 		return
 	}
-	if i := last - 1; i >= 0 && msgs[i].Role == chat.RoleSystem && (i > 0 || msgs[i].Content != systemPrompt) {
-		writeBlock(w, "sent system:", msgs[i].Text(), width)
+	if i := last - 1; i >= 0 {
+		if m := req.At(i); m.Role == chat.RoleSystem && (i > 0 || m.Content != systemPrompt) {
+			writeBlock(w, "sent system:", m.Text(), width)
+		}
 	}
-	m := msgs[last]
+	m := req.At(last)
 	if m.Parts == nil {
 		writeBlock(w, "sent user:", m.Content, width)
 		return

@@ -230,8 +230,8 @@ func BenchmarkTurn(b *testing.B) {
 		p := s.Preview(UserInput{Text: fmt.Sprintf("%s %d", texts[i%len(texts)], i), At: at})
 		cpu = append(cpu, threadCPU()-startCPU)
 		times = append(times, time.Since(start))
-		if len(p.Request.Messages) < 1000 {
-			b.Fatalf("got %d request messages", len(p.Request.Messages))
+		if p.Request.Len() < 1000 {
+			b.Fatalf("got %d request messages", p.Request.Len())
 		}
 		i++
 	}
@@ -333,11 +333,11 @@ func BenchmarkReplayUnrecorded(b *testing.B) {
 // commit is BenchmarkCommitGrowth's, in package store). placement=inline is the same
 // chat with the system and run-start reminders made inline.
 //
-// One cost still grows with the chat under placement=all: a request with a
-// system-placement reminder (or a run-start reminder that changes the system prompt)
-// copies the history. The injected message sits between the history and the user
-// message (or the system message before it differs), so the request cannot extend the
-// array of the one before it, and a request handed out is never written again.
+// Both placements are flat: no request copies the history. A request's messages are its
+// own system message, the branch's cached history, shared by every request built on it,
+// and its own injected system message and user message (chat.Request's Head, Shared and
+// Messages), so neither a system-placement reminder between the history and the user
+// message nor a run-start reminder that changes the system prompt costs a copy.
 //
 //	go test ./engine -run '^$' -bench PlanGrowth -benchtime 300x
 func BenchmarkPlanGrowth(b *testing.B) {

@@ -28,27 +28,13 @@ type branchView struct {
 	index   map[string]int // message id -> position on the path
 	// wire caches the request form of the path's messages, one after the other, with
 	// wireEnd[i] the end of path message i's part of it and tokensTo[i] the estimated size
-	// of the path's messages up to i.
+	// of the path's messages up to i. Requests share it (Session.setMessages): it is only
+	// appended to, and a position once filled is never written again.
 	wire     []chat.WireMessage
 	wireEnd  []int
 	tokensTo []int
-	// sent shares the messages of the requests built on the branch (see
-	// Session.requestMessages): one log per system prompt seen lately, most recent first.
-	sent []*sentLog
 	// memo keeps what predicates derived from the branch's replies, for the next turn.
 	memo *predicates.Memo
-}
-
-// sentLog holds the messages of the last request built on a branch with a system prompt,
-// so that the next request with it, which starts with them, extends them in place instead
-// of copying the whole history again. msgs is the request's system message (when system is not empty)
-// and its history; the slot after them holds its user message (id user). A position of
-// the array, once handed out in a request, is never written again.
-type sentLog struct {
-	system string
-	msgs   []chat.WireMessage
-	hist   int    // the history messages in msgs
-	user   string // the message in the slot after msgs ("" when none)
 }
 
 // newBranchView derives a branch's state from its path and the turns recorded on it.
@@ -100,14 +86,6 @@ func (v *branchView) prefix(name string, n int) *branchView {
 		p.wire, p.wireEnd, p.tokensTo = v.wire[:end:end], v.wireEnd[:n:n], v.tokensTo[:n:n]
 	}
 	return p
-}
-
-// wireStart returns the position in wire of the request form of path message i.
-func (v *branchView) wireStart(i int) int {
-	if i == 0 {
-		return 0
-	}
-	return v.wireEnd[i-1]
 }
 
 // indexOf returns the position of a message on the path, or -1.

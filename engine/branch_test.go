@@ -170,7 +170,7 @@ func TestEdit(t *testing.T) {
 		t.Errorf("got parent %q, want turn 1's reply", res.Plan.User.ParentID)
 	}
 	// The request holds the branch's history only.
-	if got := len(res.Plan.Request.Messages); got != 3 {
+	if got := res.Plan.Request.Len(); got != 3 {
 		t.Errorf("got %d request messages, want 3", got)
 	}
 	// From main-v2: main-v2-v2; from main again: main-v3. Editing turn 1 starts from the root.
@@ -240,8 +240,8 @@ reminders:
 	}
 	// The next turn on the new branch is turn 3 and sees the regenerated reply.
 	next := h.preview("third")
-	if next.Turn != 3 || next.Request.Messages[len(next.Request.Messages)-3].Content != "another answer" {
-		t.Errorf("got turn %d, history %+v", next.Turn, next.Request.Messages)
+	if next.Turn != 3 || next.Request.At(next.Request.Len()-3).Content != "another answer" {
+		t.Errorf("got turn %d, history %+v", next.Turn, next.Request.Collect())
 	}
 	// Regenerating again: a new branch from main-v2.
 	if _, err := h.s.Regenerate(h.ctx, &Scripted{Text: "third answer"}, at(4)); err != nil {

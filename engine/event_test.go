@@ -17,7 +17,7 @@ func eventLine(ev engine.Event) string {
 	case engine.EventPlanned:
 		return fmt.Sprintf("planned turn %d", ev.Plan.Turn)
 	case engine.EventRequest:
-		return fmt.Sprintf("request %d: %d messages", ev.Step, len(ev.Request.Messages))
+		return fmt.Sprintf("request %d: %d messages", ev.Step, ev.Request.Len())
 	case engine.EventText:
 		return fmt.Sprintf("text %d %q", ev.Step, ev.Text)
 	case engine.EventToolCall:

@@ -88,7 +88,7 @@ func ExampleSession_Preview() {
 	plan := s.Preview(engine.UserInput{Text: "My query fails with an error."})
 	fmt.Println("turn", plan.Turn, "on", plan.Branch)
 	printDecisions(plan.Decisions)
-	fmt.Println("messages in the request:", len(plan.Request.Messages))
+	fmt.Println("messages in the request:", plan.Request.Len())
 	fmt.Println("saved:", s.Saved())
 	// Output:
 	// turn 1 on main

@@ -96,7 +96,7 @@ instructions: [{id: a, prompt: Do.}]
 			if p.SystemPrompt != tc.want {
 				t.Errorf("got system prompt\n%s\nwant\n%s", p.SystemPrompt, tc.want)
 			}
-			if got := p.Request.Messages[0].Content; got != tc.want {
+			if got := p.Request.At(0).Content; got != tc.want {
 				t.Errorf("got system message %q, want the system prompt", got)
 			}
 		})

@@ -131,8 +131,8 @@ func roundPart(n int, id, name, input string, state chat.ToolState, out string) 
 }
 
 func roleList(req chat.Request) []string {
-	out := make([]string, len(req.Messages))
-	for i, m := range req.Messages {
+	out := make([]string, req.Len())
+	for i, m := range req.Collect() {
 		out[i] = string(m.Role)
 	}
 	return out
@@ -210,7 +210,7 @@ func TestLiveToolLoop(t *testing.T) {
 		if len(req.Tools) != 2 || req.Model != "test-model" {
 			t.Errorf("request %d: got model %q and %d tools, want test-model and both tools", i+1, req.Model, len(req.Tools))
 		}
-		sys := req.Messages[0]
+		sys := req.At(0)
 		if sys.Role != chat.RoleSystem || sys.Content != res.Plan.SystemPrompt ||
 			!strings.HasPrefix(sys.Content, "<system-reminder>Session start.</system-reminder>\n\n<role>") {
 			t.Errorf("request %d: got first message %+v, want the system prompt with the run-start reminder first", i+1, sys)
@@ -220,13 +220,13 @@ func TestLiveToolLoop(t *testing.T) {
 	if got, want := roleList(reqs[0]), []string{"system", "system", "user"}; !slices.Equal(got, want) {
 		t.Errorf("request 1: got roles %v, want %v", got, want)
 	}
-	if reqs[0].Messages[1].Content != sysNote {
-		t.Errorf("request 1: got %q before the user message, want %q", reqs[0].Messages[1].Content, sysNote)
+	if reqs[0].At(1).Content != sysNote {
+		t.Errorf("request 1: got %q before the user message, want %q", reqs[0].At(1).Content, sysNote)
 	}
 	// Step 2: the tool round after the user message, the system reminder after the last
 	// tool message.
 	want2 := []chat.WireMessage{
-		reqs[0].Messages[0],
+		reqs[0].At(0),
 		{Role: chat.RoleUser, Content: "run the report"},
 		{Role: chat.RoleAssistant, Content: "Let me check. ", ToolCalls: []chat.WireToolCall{
 			call("c1", "run_sql", `{"query":"select 1"}`), call("c2", "drop_db", `{}`), call("c3", "run_sql", `"select 2"`)}},
@@ -235,8 +235,8 @@ func TestLiveToolLoop(t *testing.T) {
 		{Role: chat.RoleTool, ToolCallID: "c3", Content: sqlOut},
 		{Role: chat.RoleSystem, Content: sysNote},
 	}
-	if !reflect.DeepEqual(reqs[1].Messages, want2) {
-		t.Errorf("request 2:\n got %s\nwant %s", mustJSON(t, reqs[1].Messages), mustJSON(t, want2))
+	if !reflect.DeepEqual(reqs[1].Collect(), want2) {
+		t.Errorf("request 2:\n got %s\nwant %s", mustJSON(t, reqs[1].Collect()), mustJSON(t, want2))
 	}
 	// Step 3: both rounds, then the system reminder.
 	want3 := append(slices.Clone(want2[:len(want2)-1]),
@@ -244,8 +244,8 @@ func TestLiveToolLoop(t *testing.T) {
 		chat.WireMessage{Role: chat.RoleTool, ToolCallID: "c4", Content: "permission denied"},
 		chat.WireMessage{Role: chat.RoleSystem, Content: sysNote},
 	)
-	if !reflect.DeepEqual(reqs[2].Messages, want3) {
-		t.Errorf("request 3:\n got %s\nwant %s", mustJSON(t, reqs[2].Messages), mustJSON(t, want3))
+	if !reflect.DeepEqual(reqs[2].Collect(), want3) {
+		t.Errorf("request 3:\n got %s\nwant %s", mustJSON(t, reqs[2].Collect()), mustJSON(t, want3))
 	}
 
 	// Saved as tool parts: reopened from the store, the reply is the same, and the tool
@@ -496,8 +496,8 @@ func TestLiveCancelMidStream(t *testing.T) {
 	}
 	req := model.Requests()[1]
 	want := []string{"system", "user", "assistant", "user"}
-	if !slices.Equal(roleList(req), want) || req.Messages[2].Content != "one two " {
-		t.Errorf("next turn: got %s, want the partial reply in the history", mustJSON(t, req.Messages))
+	if !slices.Equal(roleList(req), want) || req.At(2).Content != "one two " {
+		t.Errorf("next turn: got %s, want the partial reply in the history", mustJSON(t, req.Collect()))
 	}
 	if !slices.Equal(got, []string{"again"}) {
 		t.Errorf("next turn: got deltas %q, want [again]", got)

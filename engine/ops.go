@@ -198,8 +198,9 @@ func (s *Session) unrecordedTurn(number int, user, asst *chat.Message, usage cha
 // (the current view must hold the history before user).
 func (s *Session) rebuild(t *chat.Turn, user *chat.Message) chat.Request {
 	sr := t.Request
-	return chat.Request{Model: sr.Model, Messages: s.requestMessages(sr.SystemPrompt, sr.SystemInject, user),
-		Tools: sr.Tools, Temperature: sr.Temperature, TopP: sr.TopP, MaxTokens: sr.MaxTokens, Seed: sr.Seed}
+	req := chat.Request{Model: sr.Model, Tools: sr.Tools, Temperature: sr.Temperature, TopP: sr.TopP, MaxTokens: sr.MaxTokens, Seed: sr.Seed}
+	s.setMessages(&req, sr.SystemPrompt, sr.SystemInject, user)
+	return req
 }
 
 // Checkpoint names the head of the active branch; the same name is overwritten.

@@ -23,8 +23,8 @@ func wireJSON(tb testing.TB, m chat.WireMessage) string {
 
 // roles lists the roles of a request's messages.
 func roles(req chat.Request) []string {
-	out := make([]string, len(req.Messages))
-	for i, m := range req.Messages {
+	out := make([]string, req.Len())
+	for i, m := range req.Collect() {
 		out[i] = string(m.Role)
 	}
 	return out
@@ -66,7 +66,7 @@ reminders:
 			t.Errorf("span %s covers %q, want exactly one tagged reminder", sp.ID, got)
 		}
 	}
-	if got := wireJSON(t, res.Plan.Request.Messages[len(res.Plan.Request.Messages)-1]); got != `{"role":"user","content":"hello<system-reminder>Alpha.</system-reminder><system-reminder>Beta.</system-reminder>"}` {
+	if got := wireJSON(t, res.Plan.Request.At(res.Plan.Request.Len()-1)); got != `{"role":"user","content":"hello<system-reminder>Alpha.</system-reminder><system-reminder>Beta.</system-reminder>"}` {
 		t.Errorf("got user message %s", got)
 	}
 
@@ -78,7 +78,7 @@ reminders:
 	if got := firedIDs(res2.Plan.Decisions); len(got) != 0 {
 		t.Errorf("turn 2: got fired %v, want none", got)
 	}
-	msgs := res2.Plan.Request.Messages
+	msgs := res2.Plan.Request.Collect()
 	if got := roles(res2.Plan.Request); !reflect.DeepEqual(got, []string{"system", "user", "assistant", "user"}) {
 		t.Fatalf("turn 2: got roles %v", got)
 	}
@@ -112,7 +112,7 @@ reminders:
 	if !reflect.DeepEqual(u.Reminders, wantSpans) {
 		t.Fatalf("got spans %+v, want %+v", u.Reminders, wantSpans)
 	}
-	last := res.Plan.Request.Messages[len(res.Plan.Request.Messages)-1]
+	last := res.Plan.Request.At(res.Plan.Request.Len() - 1)
 	got := wireJSON(t, last)
 	want := `{"role":"user","content":[{"type":"text","text":"hello<system-reminder>Beta.</system-reminder>"},` +
 		`{"type":"text","text":"<system-reminder>Alpha.</system-reminder>"},{"type":"text","text":"<system-reminder>Gamma.</system-reminder>"}]}`
@@ -121,11 +121,11 @@ reminders:
 	}
 	// Sent again unchanged on the next turn.
 	res2 := h.send("next", at(2))
-	if got2 := wireJSON(t, res2.Plan.Request.Messages[0]); got2 != got {
+	if got2 := wireJSON(t, res2.Plan.Request.At(0)); got2 != got {
 		t.Errorf("turn 2: got history %s, want %s", got2, got)
 	}
 	// One text part only: a string.
-	if got := wireJSON(t, h.preview("x").Request.Messages[len(res2.Plan.Request.Messages)+1]); !strings.HasPrefix(got, `{"role":"user","content":[`) {
+	if got := wireJSON(t, h.preview("x").Request.At(res2.Plan.Request.Len()+1)); !strings.HasPrefix(got, `{"role":"user","content":[`) {
 		t.Errorf("got %s, want parts (the part reminders fire every turn)", got)
 	}
 }
@@ -149,11 +149,11 @@ reminders:
 	if got, want := roles(req), []string{"system", "user", "assistant", "tool", "assistant", "system", "user"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got roles %v, want %v", got, want)
 	}
-	if req.Messages[5].Content != wantInject {
-		t.Errorf("got system message %q, want %q", req.Messages[5].Content, wantInject)
+	if req.At(5).Content != wantInject {
+		t.Errorf("got system message %q, want %q", req.At(5).Content, wantInject)
 	}
-	if req.Messages[6].Content != "hello"+tag("Inline.") {
-		t.Errorf("got user %q", req.Messages[6].Content)
+	if req.At(6).Content != "hello"+tag("Inline.") {
+		t.Errorf("got user %q", req.At(6).Content)
 	}
 	if res.Turn.Request.SystemInject != wantInject {
 		t.Errorf("got recorded inject %q, want %q", res.Turn.Request.SystemInject, wantInject)
@@ -170,7 +170,7 @@ reminders:
 	h.file = parseFile(t, `reminders: [{id: x, text: X., when: firstN(1)}]`)
 	h.reopen()
 	res3 := h.send("third", at(3))
-	for i, m := range res3.Plan.Request.Messages {
+	for i, m := range res3.Plan.Request.Collect() {
 		if strings.Contains(m.Text(), "system.</system-reminder>") {
 			t.Errorf("turn 3: message %d (%s) still holds the system injection: %q", i, m.Role, m.Text())
 		}
@@ -214,7 +214,7 @@ reminders:
 				if res.Turn.Request.SystemPrompt != want {
 					t.Errorf("turn %d: got recorded system prompt %q, want %q", i+1, res.Turn.Request.SystemPrompt, want)
 				}
-				msgs := res.Plan.Request.Messages
+				msgs := res.Plan.Request.Collect()
 				if want == "" {
 					if msgs[0].Role == chat.RoleSystem {
 						t.Errorf("turn %d: got a system message %q, want none", i+1, msgs[0].Content)
@@ -249,7 +249,7 @@ reminders:
 	if res.Plan.SystemPrompt != wantSystem {
 		t.Errorf("got system prompt\n%s\nwant\n%s", res.Plan.SystemPrompt, wantSystem)
 	}
-	msgs := res.Plan.Request.Messages
+	msgs := res.Plan.Request.Collect()
 	if got := roles(res.Plan.Request); !reflect.DeepEqual(got, []string{"system", "system", "user"}) {
 		t.Fatalf("got roles %v", got)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"time"
 
@@ -119,9 +118,9 @@ func (s *Session) render(p *Plan, user *chat.Message, ds *decisions) {
 	p.SystemPrompt = system
 	p.SystemInject = string(systemInject)
 
-	p.Request = chat.Request{Model: e.model, Messages: s.requestMessages(system, p.SystemInject, user),
-		Tools: e.cache.tools, Temperature: e.params.Temperature, TopP: e.params.TopP,
+	p.Request = chat.Request{Model: e.model, Tools: e.cache.tools, Temperature: e.params.Temperature, TopP: e.params.TopP,
 		MaxTokens: e.params.MaxTokens, Seed: e.params.Seed}
+	s.setMessages(&p.Request, system, p.SystemInject, user)
 	p.Estimate = s.estimate(p, prompt, ds, userTokens, len(s.view.wire))
 }
 
@@ -195,8 +194,9 @@ func (b *baker) flush() {
 }
 
 // historyWire returns the request form of the active branch, computing each message's
-// form (and token estimate) once. The slice is the view's cache: callers copy it, and do
-// not change its messages.
+// form (and token estimate) once. The slice is the view's cache, which the requests
+// built on the branch share (setMessages): callers do not change it or its messages. It
+// is capped, so appending to it copies.
 func (s *Session) historyWire() []chat.WireMessage {
 	v := s.view
 	for i := len(v.wireEnd); i < len(v.path); i++ {
@@ -219,66 +219,33 @@ func (v *branchView) historyTokens() int {
 	return v.tokensTo[len(v.tokensTo)-1]
 }
 
-// requestMessages returns the messages of a request on the active branch: the system
-// message (none for an empty system prompt), the history, the injected system message
-// (none for an empty inject) and the user message. The slice must not be changed.
+// setMessages sets the messages of a request on the active branch: the system message
+// (none for an empty system prompt) as its Head, the history as its Shared part, and the
+// injected system message (none for an empty inject) and the user message as its
+// Messages.
 //
-// A request shares its memory with the one built before it on the branch when it starts
-// with it: the same system prompt, nothing injected in the earlier one, and its user
-// message saved as the next message of the path. So a replay, or a chat sent turn after
-// turn, does not copy the whole history for every turn.
-func (s *Session) requestMessages(system, inject string, user *chat.Message) []chat.WireMessage {
-	v := s.view
-	hist := s.historyWire()
-	if inject != "" { // between the history and the user message: the next request cannot extend it
-		msgs := make([]chat.WireMessage, 0, len(hist)+3)
-		if system != "" {
-			msgs = append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
-		}
-		msgs = append(msgs, hist...)
-		return append(msgs, chat.WireMessage{Role: chat.RoleSystem, Content: inject}, user.UserWire())
+// The history is the view's cache (historyWire), which is only ever appended to: a
+// request does not copy it, whatever its placements, so planning a turn costs the same
+// on turn 100 and on turn 5,000, and the requests of a chat, kept in its plans and traces,
+// share one copy of its history. The slice is capped, so that appending to one request's
+// messages never writes another's, and the positions it holds are never written again:
+// a request handed out does not change when later turns are planned or sent.
+func (s *Session) setMessages(req *chat.Request, system, inject string, user *chat.Message) {
+	own := make([]chat.WireMessage, 0, 3)
+	if system != "" {
+		own = append(own, chat.WireMessage{Role: chat.RoleSystem, Content: system})
 	}
-	l := v.sentLogFor(system)
-	switch i, saved := v.index[l.user]; {
-	case l.msgs == nil || l.hist > len(hist):
-		*l = sentLog{system: system, msgs: make([]chat.WireMessage, 0, len(hist)+2)}
-		if system != "" {
-			l.msgs = append(l.msgs, chat.WireMessage{Role: chat.RoleSystem, Content: system})
-		}
-	case saved && l.hist < len(hist) && v.wireStart(i) == l.hist: // the slot holds the next message
-		l.msgs = l.msgs[:len(l.msgs)+1]
-		l.hist++
-	default: // the slot holds a message that was not saved: leave it as it is
-		l.msgs = l.msgs[:len(l.msgs):len(l.msgs)]
+	head := len(own)
+	if inject != "" {
+		own = append(own, chat.WireMessage{Role: chat.RoleSystem, Content: inject})
 	}
-	l.msgs = append(l.msgs, hist[l.hist:]...)
-	l.hist = len(hist)
-	msgs := append(l.msgs, user.UserWire())
-	l.msgs, l.user = msgs[:len(msgs)-1], user.ID
-	return msgs[:len(msgs):len(msgs)]
-}
-
-// maxSentLogs bounds the system prompts a branch keeps a request log for: a prompt that
-// alternates between a few forms (an instruction applied every fifth turn, a run-start
-// reminder) extends the log of its form by the turns since it was last sent.
-const maxSentLogs = 4
-
-// sentLogFor returns the request log of the system prompt, moved first: the one kept, or
-// an empty one in place of the least recently used.
-func (v *branchView) sentLogFor(system string) *sentLog {
-	k := slices.IndexFunc(v.sent, func(l *sentLog) bool { return l.system == system })
-	switch {
-	case k < 0 && len(v.sent) < maxSentLogs:
-		v.sent = append(v.sent, &sentLog{system: system})
-		k = len(v.sent) - 1
-	case k < 0:
-		k = len(v.sent) - 1
-		*v.sent[k] = sentLog{system: system}
+	own = append(own, user.UserWire())
+	req.Head = own[:head:head]
+	if head == 0 {
+		req.Head = nil
 	}
-	l := v.sent[k]
-	copy(v.sent[1:k+1], v.sent[:k])
-	v.sent[0] = l
-	return l
+	req.Shared = s.historyWire()
+	req.Messages = own[head:len(own):len(own)]
 }
 
 // estimate sizes the request by source, from cached counts.
@@ -296,7 +263,7 @@ func (s *Session) estimate(p *Plan, prompt *systemPrompt, ds *decisions, userTok
 	est.History = s.view.historyTokens()
 	est.User = userTokens
 	est.Tools = toolTokens(c.count, p.Request.Tools)
-	est.Framing = 4*(len(p.Request.Messages)-histMsgs) + 3
+	est.Framing = 4*(p.Request.Len()-histMsgs) + 3
 	est.Total = est.Fragments + est.Instructions + est.Reminders + est.History + est.User + est.Tools + est.Framing
 	return est
 }

@@ -23,7 +23,7 @@ func (e *Engine) Reopen(ctx context.Context, from *Session) (*Session, error) {
 	}
 	s := &Session{e: e, chat: c, views: from.views, decisions: from.decisions}
 	for _, v := range s.views {
-		v.wire, v.wireEnd, v.tokensTo, v.sent, v.memo = nil, nil, nil, nil, predicates.NewMemo()
+		v.wire, v.wireEnd, v.tokensTo, v.memo = nil, nil, nil, predicates.NewMemo()
 	}
 	if err := s.load(ctx, c.ActiveBranch); err != nil {
 		return nil, err

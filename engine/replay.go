@@ -268,11 +268,14 @@ func (s *Session) estimateUnrecorded(t *chat.Turn, tr *Trace, asst *chat.Message
 		// requestTokens of the request, with the history's size taken from the view's
 		// running total rather than counted again on every turn.
 		req := &tr.Request
+		around := make([]chat.WireMessage, 0, 3)
 		sys := 0
-		if len(req.Messages) > 0 && req.Messages[0].Role == chat.RoleSystem {
-			sys = 1
+		if req.Len() > 0 && req.At(0).Role == chat.RoleSystem {
+			around, sys = append(around, req.At(0)), 1
 		}
-		around := append(req.Messages[:sys:sys], req.Messages[sys+len(s.view.wire):]...)
+		for i := sys + len(s.view.wire); i < req.Len(); i++ {
+			around = append(around, req.At(i))
+		}
 		t.Estimated.PromptTokens = s.view.historyTokens() + wireTokens(count, around) + toolTokens(count, req.Tools) + 3
 	}
 	if asst != nil {

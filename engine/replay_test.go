@@ -143,7 +143,7 @@ reminders:
 	}
 	// The request is the new file's: turn 3 sends turn 1's user message with "New." baked
 	// in, and without "Every turn.".
-	if user := got[2].Request.Messages[1]; user.Role != chat.RoleUser || !strings.HasSuffix(user.Text(), tag("New.")) ||
+	if user := got[2].Request.At(1); user.Role != chat.RoleUser || !strings.HasSuffix(user.Text(), tag("New.")) ||
 		strings.Contains(user.Text(), "Every turn.") {
 		t.Errorf("turn 3 sends turn 1 as %q", user.Text())
 	}
@@ -199,7 +199,7 @@ func TestReplayUnrecorded(t *testing.T) {
 	}
 	for i, tr := range got {
 		var roles []chat.Role
-		for _, m := range tr.Request.Messages {
+		for _, m := range tr.Request.Collect() {
 			roles = append(roles, m.Role)
 		}
 		wantRoles := []chat.Role{chat.RoleSystem, chat.RoleUser}
@@ -207,7 +207,7 @@ func TestReplayUnrecorded(t *testing.T) {
 			wantRoles = []chat.Role{chat.RoleSystem, chat.RoleUser, chat.RoleAssistant, chat.RoleUser}
 		}
 		if !tr.NotRecorded || tr.Turn != i+1 || len(tr.Decisions) != 0 || tr.SystemPrompt != "Imported." ||
-			tr.Request.Messages[0].Content != "Imported." || !reflect.DeepEqual(roles, wantRoles) {
+			tr.Request.At(0).Content != "Imported." || !reflect.DeepEqual(roles, wantRoles) {
 			t.Errorf("turn %d: got not recorded %v, turn %d, %d decisions, system %q, roles %v; want not recorded, the imported system prompt, roles %v",
 				i+1, tr.NotRecorded, tr.Turn, len(tr.Decisions), tr.SystemPrompt, roles, wantRoles)
 		}
@@ -244,7 +244,7 @@ func TestReplayUnanswered(t *testing.T) {
 			t.Fatalf("re-evaluate %v: replayed %d turns, want 2", reevaluate, len(got))
 		}
 		last := got[1]
-		msgs := last.Request.Messages
+		msgs := last.Request.Collect()
 		if last.Turn != 2 || last.Assistant != nil || last.AssistantMessageID != "" || !last.NotRecorded ||
 			len(msgs) < 4 || msgs[len(msgs)-1].Role != chat.RoleUser || !strings.Contains(msgs[len(msgs)-1].Text(), "and now?") {
 			t.Errorf("re-evaluate %v: turn 2: got turn %d, assistant %+v (%q), not recorded %v, %d messages; want turn 2 with no reply, sending \"and now?\" last",
@@ -363,31 +363,44 @@ func TestRegenerateUnrecorded(t *testing.T) {
 }
 
 // TestRequestsShareHistory checks that the requests built one after the other on a branch
-// extend one array instead of each copying the history (what keeps a long replay linear),
-// and that no request handed out is changed by a later one: not a preview that was never
-// sent, nor one with a system reminder between its history and its user message.
+// share the history instead of each copying it (what keeps a long chat's turns, and a
+// long replay, flat), whatever their placements, and that no request handed out is
+// changed by a later one: not a preview that was never sent, nor one with a system
+// reminder between its history and its user message, nor one whose system prompt a
+// run-start reminder changed.
 func TestRequestsShareHistory(t *testing.T) {
 	h := newHarness(t, `
 system: [{role: R.}]
-reminders: [{id: sys, text: Sys., placement: system, when: "everyNTurns(3)"}]
+reminders:
+  - {id: sys, text: Sys., placement: system, when: "everyNTurns(3)"}
+  - {id: late, text: Late., placement: system, when: "afterTurn(3)"}
+  - {id: start, text: Start., placement: run-start, when: "everyNTurns(2)"}
 `)
-	var reqs [][]chat.WireMessage
+	var reqs []chat.Request
 	var want []string
-	keep := func(msgs []chat.WireMessage) {
-		reqs = append(reqs, msgs)
-		b, _ := json.Marshal(msgs)
-		want = append(want, string(b))
+	keep := func(req chat.Request) {
+		reqs = append(reqs, req)
+		want = append(want, requestJSON(t, req))
 	}
-	for i := range 5 {
-		keep(h.preview("a preview").Request.Messages)
-		keep(h.send("turn "+strconv.Itoa(i+1), at(i+1)).Plan.Request.Messages)
-	}
-	for i := range reqs {
-		if b, _ := json.Marshal(reqs[i]); string(b) != want[i] {
-			t.Errorf("request %d changed after it was handed out:\n%s\nwas\n%s", i, b, want[i])
+	for i := range 6 {
+		keep(h.preview("a preview").Request)
+		sent := h.send("turn "+strconv.Itoa(i+1), at(i+1)).Plan.Request
+		keep(sent)
+		if got, want := len(sent.Shared), 2*i; got != want || len(sent.Messages) > 2 {
+			t.Errorf("turn %d: the request shares %d messages and has %d of its own, want %d shared and at most 2",
+				i+1, got, len(sent.Messages), want)
+		}
+		if len(sent.Shared) > 0 && &sent.Shared[0] != &h.s.view.wire[0] {
+			t.Errorf("turn %d: the request copied the history instead of sharing the branch's", i+1)
 		}
 	}
-	// A replay of 200 turns: the requests extend one array, which grows a few times.
+	for i := range reqs {
+		if got := requestJSON(t, reqs[i]); got != want[i] {
+			t.Errorf("request %d changed after it was handed out:\n%s\nwas\n%s", i, got, want[i])
+		}
+	}
+	// A replay of 200 turns: the requests share the history of the branch, one array that
+	// grows a few times.
 	texts := make([]string, 400)
 	for i := range texts {
 		texts[i] = "message " + strconv.Itoa(i)
@@ -395,12 +408,14 @@ reminders: [{id: sys, text: Sys., placement: system, when: "everyNTurns(3)"}]
 	h.importChat(texts...)
 	arrays := map[*chat.WireMessage]bool{}
 	if err := h.eng.Replay(h.ctx, "chat-2", false, func(t *Trace) error {
-		arrays[&t.Request.Messages[0]] = true
+		if len(t.Request.Shared) > 0 {
+			arrays[&t.Request.Shared[0]] = true
+		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(arrays) > 12 {
+	if len(arrays) == 0 || len(arrays) > 12 {
 		t.Errorf("the 200 replayed requests use %d arrays, want at most 12 (each growth of one)", len(arrays))
 	}
 }

@@ -29,5 +29,5 @@ func toolTokens(count func(string) int, tools []chat.WireTool) int {
 // requestTokens estimates the prompt of a whole request: its messages, its tools, and the
 // three tokens that prime the reply.
 func requestTokens(count func(string) int, req *chat.Request) int {
-	return wireTokens(count, req.Messages) + toolTokens(count, req.Tools) + 3
+	return wireTokens(count, req.Head) + wireTokens(count, req.Shared) + wireTokens(count, req.Messages) + toolTokens(count, req.Tools) + 3
 }

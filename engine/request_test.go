@@ -80,7 +80,7 @@ reminders:
 	}})
 	res := h.send("thanks", at(2))
 	var lines []string
-	for _, m := range res.Plan.Request.Messages {
+	for _, m := range res.Plan.Request.Collect() {
 		lines = append(lines, wireJSON(t, m))
 	}
 	want := []string{

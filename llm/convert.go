@@ -20,7 +20,7 @@ import (
 func toOpenAI(r chat.Request) openai.ChatCompletionRequest {
 	out := openai.ChatCompletionRequest{
 		Model:    r.Model,
-		Messages: make([]openai.ChatCompletionMessage, 0, len(r.Messages)),
+		Messages: make([]openai.ChatCompletionMessage, 0, r.Len()),
 		Stop:     r.Stop,
 		Stream:   true,
 	}
@@ -40,7 +40,7 @@ func toOpenAI(r chat.Request) openai.ChatCompletionRequest {
 		seed := *r.Seed
 		out.Seed = &seed
 	}
-	for _, m := range r.Messages {
+	for _, m := range r.All() {
 		om := openai.ChatCompletionMessage{Role: string(m.Role), ToolCallID: m.ToolCallID}
 		if m.Parts != nil {
 			om.MultiContent = make([]openai.ChatMessagePart, len(m.Parts))

@@ -186,3 +186,28 @@ func TestUsageOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitRequestSendsTheSame checks that a request whose messages are cut into Head,
+// Shared and Messages (as the engine builds them, sharing a chat's history) sends what
+// the same request built whole sends, byte for byte.
+func TestSplitRequestSendsTheSame(t *testing.T) {
+	for name, whole := range convertCases() {
+		msgs := whole.Messages
+		for h := 0; h <= len(msgs); h++ {
+			for s := h; s <= len(msgs); s++ {
+				req := whole
+				req.Head, req.Shared, req.Messages = msgs[:h:h], msgs[h:s:s], msgs[s:]
+				for _, usage := range []bool{true, false} {
+					got, err := wireBody(req, usage)
+					want, err2 := wireBody(whole, usage)
+					if err != nil || err2 != nil || !bytes.Equal(got, want) {
+						t.Errorf("%s cut at %d, %d (usage=%v):\ngot  %s (%v)\nwant %s (%v)", name, h, s, usage, got, err, want, err2)
+					}
+				}
+				if got, want := toOpenAI(req), toOpenAI(whole); !reflect.DeepEqual(got, want) {
+					t.Errorf("%s cut at %d, %d: go-openai's request\ngot  %+v\nwant %+v", name, h, s, got, want)
+				}
+			}
+		}
+	}
+}

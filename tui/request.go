@@ -48,7 +48,7 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 			prev, since = &in.turn.Loop.requests[k-1], "request "+strconv.Itoa(k)
 		}
 	}
-	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+countNoun(len(req.Messages), "message")+" · "+
+	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+countNoun(req.Len(), "message")+" · "+
 		countNoun(len(req.Tools), "tool"))
 	if in.onlyNew {
 		in.renderNew(bb, req, prev, since)
@@ -76,30 +76,36 @@ func (in *inspector) renderNew(bb *tabBuilder, req, prev *chat.Request, since st
 		addJSONLines(bb, raw)
 		return
 	}
-	cur, old := req.Messages, prev.Messages
-	sys := func(millisText []chat.WireMessage) (string, []chat.WireMessage) {
-		if len(millisText) > 0 && millisText[0].Role == chat.RoleSystem {
-			return string(millisText[0].AppendJSON(nil)), millisText[1:]
+	// sys returns a request's system prompt as JSON ("" for none) and the position of the
+	// message after it.
+	sys := func(r *chat.Request) (string, int) {
+		if r.Len() > 0 {
+			if m := r.At(0); m.Role == chat.RoleSystem {
+				return string(m.AppendJSON(nil)), 1
+			}
 		}
-		return "", millisText
+		return "", 0
 	}
-	curSys, curRest := sys(cur)
-	oldSys, oldRest := sys(old)
+	curSys, curRest := sys(req)
+	oldSys, oldRest := sys(prev)
 	// The history the previous request sent, without its injected system messages:
 	// those are sent once, with their turn.
 	var history [][]byte
-	for i := range oldRest {
-		if oldRest[i].Role != chat.RoleSystem {
-			history = append(history, oldRest[i].AppendJSON(nil))
+	for i, m := range prev.All() {
+		if i >= oldRest && m.Role != chat.RoleSystem {
+			history = append(history, m.AppendJSON(nil))
 		}
 	}
 	shared := 0
-	for shared < len(curRest) && shared < len(history) && bytes.Equal(curRest[shared].AppendJSON(nil), history[shared]) {
-		shared++
+	for ; curRest+shared < req.Len() && shared < len(history); shared++ {
+		if m := req.At(curRest + shared); !bytes.Equal(m.AppendJSON(nil), history[shared]) {
+			break
+		}
 	}
-	added := curRest[shared:]
-	what := strconv.Itoa(len(added)) + " messages added"
-	if len(added) == 1 {
+	first := curRest + shared
+	added := req.Len() - first
+	what := strconv.Itoa(added) + " messages added"
+	if added == 1 {
 		what = "1 message added"
 	}
 	if curSys != oldSys {
@@ -112,10 +118,10 @@ func (in *inspector) renderNew(bb *tabBuilder, req, prev *chat.Request, since st
 		bb.segs(0, tabSeg{themes.Added, "+ messages[0]"}, tabSeg{themes.Muted, " system prompt, changed"})
 		addJSONLines(bb, []byte(curSys))
 	}
-	first := len(cur) - len(added)
-	for i := range added {
-		bb.segs(0, tabSeg{themes.Added, "+ messages[" + strconv.Itoa(first+i) + "]"}, tabSeg{themes.Muted, " " + string(added[i].Role)})
-		addJSONLines(bb, added[i].AppendJSON(nil))
+	for i := first; i < req.Len(); i++ {
+		m := req.At(i)
+		bb.segs(0, tabSeg{themes.Added, "+ messages[" + strconv.Itoa(i) + "]"}, tabSeg{themes.Muted, " " + string(m.Role)})
+		addJSONLines(bb, m.AppendJSON(nil))
 	}
 }
 

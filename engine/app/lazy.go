@@ -48,8 +48,12 @@ func (s *sharedTurn) share(t *engine.Trace) {
 	} else {
 		s.system = t.SystemPrompt
 	}
-	if m := t.Request.Messages; len(m) > 0 && m[0].Role == chat.RoleSystem && m[0].Content == s.system {
-		m[0].Content = s.system // the first message of the branch's shared history
+	first := t.Request.Head // the request's own system message (Shared is never written)
+	if len(first) == 0 && len(t.Request.Shared) == 0 {
+		first = t.Request.Messages
+	}
+	if len(first) > 0 && first[0].Role == chat.RoleSystem && first[0].Content == s.system {
+		first[0].Content = s.system
 	}
 	if t.Request.Model == s.model {
 		t.Request.Model = s.model

@@ -157,7 +157,7 @@ func TestLightTracesAndTurnDetail(t *testing.T) {
 		}
 	}
 	// The last request of the loop sends both rounds back, the system reminder after them.
-	last := sent[2][2].Messages
+	last := sent[2][2].Collect()
 	if n := len(last); n < 2 || last[n-1].Role != chat.RoleSystem || last[n-2].Role != chat.RoleTool {
 		roles := make([]chat.Role, len(last))
 		for i, m := range last {
@@ -202,9 +202,9 @@ func TestLoopRequests(t *testing.T) {
 			got := LoopRequests(first, "", reply, tt.finish)
 			var added []int
 			for _, r := range got[1:] {
-				added = append(added, len(r.Messages)-len(first.Messages))
+				added = append(added, r.Len()-first.Len())
 			}
-			if got[0].Model != "m" || len(got[0].Messages) != 2 || !slices.Equal(added, tt.want) {
+			if got[0].Model != "m" || got[0].Len() != 2 || !slices.Equal(added, tt.want) {
 				t.Errorf("got %d requests adding %v messages, want 1 + %v", len(got), added, tt.want)
 			}
 		})

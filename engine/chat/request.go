@@ -3,13 +3,24 @@ package chat
 import (
 	"bytes"
 	"encoding/json"
+	"iter"
 	"strings"
 )
 
 // Request is the body of a POST /v1/chat/completions, exactly as ctxlab sends it (or would
 // send it). It never holds an API key.
+//
+// Its messages array is Head, then Shared, then Messages, sent (and encoded) as one array:
+// read it with Len, At, All or Collect, not through one of the three alone. Shared is the
+// part a request has in common with others (the saved history of a chat, which each turn
+// sends again): it is shared, not copied, so it is never written, by the request's maker
+// or by its readers. Head is what comes before it (the system message), Messages what
+// follows it (an injected system message, the user message, a tool round's messages). A
+// request built whole (decoded from JSON, or in a test) has all its messages in Messages.
 type Request struct {
 	Model       string        `json:"model"`
+	Head        []WireMessage `json:"-"`
+	Shared      []WireMessage `json:"-"`
 	Messages    []WireMessage `json:"messages"`
 	Tools       []WireTool    `json:"tools"`
 	Temperature *float64      `json:"temperature,omitempty"`
@@ -218,11 +229,15 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	dst = AppendJSONString(dst, r.Model)
 	dst = AppendJSONField(dst, "messages")
 	dst = append(dst, '[')
-	for i := range r.Messages {
-		if i > 0 {
-			dst = append(dst, ',')
+	n := 0
+	for _, part := range [...][]WireMessage{r.Head, r.Shared, r.Messages} {
+		for i := range part {
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst = part[i].AppendJSON(dst)
+			n++
 		}
-		dst = r.Messages[i].AppendJSON(dst)
 	}
 	dst = append(dst, ']')
 	type params struct {
@@ -249,4 +264,44 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = append(dst, ',')
 	return append(dst, rest[1:]...), nil // the rest of the object, after its '{'
+}
+
+// Len returns the number of messages of the request.
+func (r *Request) Len() int {
+	return len(r.Head) + len(r.Shared) + len(r.Messages)
+}
+
+// At returns message i of the request (0 <= i < Len).
+func (r *Request) At(i int) WireMessage {
+	if i < len(r.Head) {
+		return r.Head[i]
+	}
+	i -= len(r.Head)
+	if i < len(r.Shared) {
+		return r.Shared[i]
+	}
+	return r.Messages[i-len(r.Shared)]
+}
+
+// All yields the request's messages in order, with their positions.
+func (r *Request) All() iter.Seq2[int, WireMessage] {
+	return func(yield func(int, WireMessage) bool) {
+		n := 0
+		for _, part := range [...][]WireMessage{r.Head, r.Shared, r.Messages} {
+			for i := range part {
+				if !yield(n, part[i]) {
+					return
+				}
+				n++
+			}
+		}
+	}
+}
+
+// Collect returns the request's messages in order, in a new slice.
+func (r *Request) Collect() []WireMessage {
+	out := make([]WireMessage, 0, r.Len())
+	out = append(out, r.Head...)
+	out = append(out, r.Shared...)
+	return append(out, r.Messages...)
 }

@@ -96,8 +96,8 @@ func Compare(estimated, reported int) Delta {
 // calls and tool schemas are estimates (see CountTools). Other servers frame messages with
 // their own templates and tokenizers: there the estimate is only indicative.
 func (c *Counter) CountRequest(req chat.Request) Breakdown {
-	b := Breakdown{Encoding: c.Encoding(), Messages: make([]int, len(req.Messages))}
-	for i, m := range req.Messages {
+	b := Breakdown{Encoding: c.Encoding(), Messages: make([]int, req.Len())}
+	for i, m := range req.All() {
 		content := c.contentTokens(m)
 		framing := perMessage + c.Count(string(m.Role))
 		if m.Role == chat.RoleSystem || m.Role == "developer" {

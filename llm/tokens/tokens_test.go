@@ -3,6 +3,7 @@ package tokens
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -218,6 +219,17 @@ func TestCountRequestBreakdown(t *testing.T) {
 	}
 	if got, want := c.CountMessage(req.Messages[4]), b.Messages[4]; got != want {
 		t.Errorf("CountMessage(last) = %d, want %d", got, want)
+	}
+	// The same request cut into Head, Shared and Messages (as the engine builds them) counts
+	// the same.
+	for h := 0; h <= len(req.Messages); h++ {
+		for s := h; s <= len(req.Messages); s++ {
+			cut := req
+			cut.Head, cut.Shared, cut.Messages = req.Messages[:h:h], req.Messages[h:s:s], req.Messages[s:]
+			if got := c.CountRequest(cut); !reflect.DeepEqual(got, b) {
+				t.Errorf("cut at %d, %d: breakdown = %+v, want %+v", h, s, got, b)
+			}
+		}
 	}
 	reply := chat.WireMessage{Role: chat.RoleAssistant, Content: "Two lines\nof text."}
 	u := c.EstimateUsage(req, reply)

@@ -34,14 +34,28 @@ type listEncoder struct {
 	enc dec.Encoder
 }
 
-// start begins encoding ds and returns the function that waits for its JSON. A store
-// that is a DecisionPreparer prepares the list too.
+// start encodes ds, and returns the function that waits for its JSON to be prepared for
+// the commit by a store that is a DecisionPreparer, on another goroutine meanwhile.
+// Encoding takes about a third of the time preparing does: done here, it leaves the
+// other goroutine no longer than the work the turn does until its commit writes the
+// list (rendering, the reply, the rest of the step).
 func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
-	done := make(chan json.RawMessage, 1)
+	l.mu.Lock()
+	raw := json.RawMessage(l.enc.Encode(ds))
+	l.mu.Unlock()
+	p, ok := st.(DecisionPreparer)
+	if !ok {
+		return func() json.RawMessage { return raw }
+	}
+	done := make(chan struct{})
 	go func() {
-		done <- l.encode(ds, st)
+		defer close(done)
+		p.PrepareDecisions(raw)
 	}()
-	return sync.OnceValue(func() json.RawMessage { return <-done })
+	return func() json.RawMessage {
+		<-done
+		return raw
+	}
 }
 
 // encode encodes ds now, and prepares the list with a store that can.

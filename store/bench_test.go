@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -377,4 +378,61 @@ func BenchmarkListChats1000(b *testing.B) {
 			}
 		})
 	}
+}
+
+// halfChangingDecisions is turnDecisions where, as in a real chat, about half the
+// reminders decide the same way for the same reason from one turn to the next: only the
+// even ones give the turn number in their reason.
+func halfChangingDecisions(n, reminders int) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range reminders {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		turn := 0
+		if i%2 == 0 {
+			turn = n
+		}
+		fmt.Fprintf(&b, `{"id":"r%03d","source":"reminder","fired":false,"reason":"predicate_false","detail":"","placement":"inline","tier":"guidance",`+
+			`"text":"r%03d: Keep answers about the topic %d short, \"quoted\" and <tagged>.","tokens":%d,`+
+			`"trace":{"expr":"contentMatches(['sprint dependency refund %d', 'regional vendor monitor', 'queue payroll archive'])",`+
+			`"value":false,"why":"turn %d %% %d == %d","children":[]}}`,
+			i, i, i, 9+i%3, i, turn, 3+i%5, turn%(3+i%5))
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// BenchmarkPrepareDecisions is the work on a turn's 200-decision list that the engine has
+// done off the turn's path (PrepareDecisions: checked and planned, the elements that did
+// not change taken from the list before), then the commit that writes it late
+// (CommitLate). prepare-µs and commit-µs are medians.
+func BenchmarkPrepareDecisions(b *testing.B) {
+	db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	cb := newChat(b, db, "bench")
+	head := ""
+	var prep, commit []time.Duration
+	for b.Loop() {
+		list := halfChangingDecisions(cb.n+1, 200)
+		c := cb.step("main", head, "a user message of ordinary length, asking about the quarterly report")
+		start := time.Now()
+		db.PrepareDecisions(list)
+		prep = append(prep, time.Since(start))
+		start = time.Now()
+		if err := db.CommitLate(ctx, c, func() json.RawMessage { return list }); err != nil {
+			b.Fatal(err)
+		}
+		commit = append(commit, time.Since(start))
+		head = c.NewHead
+	}
+	slices.Sort(prep)
+	slices.Sort(commit)
+	b.ReportMetric(float64(prep[len(prep)/2].Nanoseconds())/1e3, "prepare-µs")
+	b.ReportMetric(float64(commit[len(commit)/2].Nanoseconds())/1e3, "commit-µs")
+	b.ReportMetric(float64(len(halfChangingDecisions(1, 200))), "decision-bytes")
 }

@@ -47,7 +47,11 @@ func (d *DB) encodeTurn(t *chat.Turn, cuts *[]int) (encodedTurn, error) {
 // with its repeated pieces planned (pieces.go).
 func (d *DB) encodeDecisions(e *encodedTurn, cuts *[]int) error {
 	t := e.t
-	if plan, ok := d.ahead.take(t.Decisions); ok {
+	plan, ok := d.ahead.take(t.Decisions)
+	if !ok {
+		plan, ok = d.pieces.planList(t.Decisions)
+	}
+	if ok {
 		light := *t
 		light.Decisions = nil
 		if err := checkTurn(&light); err != nil {

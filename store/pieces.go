@@ -58,6 +58,11 @@ type pieceCache struct {
 	// turn to turn stays inline. spare and spareRaw are the buffers of the list before.
 	prev, spare       []packSeg
 	prevRaw, spareRaw []byte
+	// prevAll and prevElems are, for a list planned by planList, all its pieces and its
+	// elements (planlist.go); prevElems is empty after plan. spareAll and spareElems are
+	// the buffers of the list before.
+	prevAll, spareAll     []packSeg
+	prevElems, spareElems []listElem
 	// seen holds the other pieces of JSON between strings seen in one list (a reminder's
 	// fields when it fires, which the list before may not have had), with the number of
 	// that list (lists): they too are stored when another list has them, but not when one
@@ -152,6 +157,7 @@ func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
 	}
 	c.spare, c.prev = prev, next
 	c.spareRaw, c.prevRaw = prevRaw, append(c.spareRaw[:0], raw...)
+	c.prevElems = c.prevElems[:0] // no element of raw is known: planList scans them all
 	if !packed {
 		p.raw = nil
 		planPool.Put(p)

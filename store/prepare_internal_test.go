@@ -166,26 +166,56 @@ func TestPreparedListChangedOrInvalid(t *testing.T) {
 	}
 }
 
-// TestListCutsMatchScan checks the element-wise cut against a scan of the whole list:
-// the same cuts and the same verdict, for lists that share elements with the one before
-// in every way (same, changed, moved, added, removed, broken).
-func TestListCutsMatchScan(t *testing.T) {
+// TestPlanListCoversTheList checks planList on lists that share elements with the one
+// before in every way (the same, changed, moved, added, removed, broken): it takes what a
+// scan takes (a compact JSON array), and its plan covers the list exactly, each piece it
+// refers to a piece of the same text.
+func TestPlanListCoversTheList(t *testing.T) {
 	lists := changingLists(30)
 	lists = append(lists, `[]`, `[ ]`, `[1,2]`, `[1,2,3]`, `[1, 2]`, `[1,2`, `[1,2]]`, `["a long string here!",{"b":"another long string"}]`,
 		`["a long string here!",{"b":"another long string"}]`, `["a long string here!",{"b":"another long string"},]`,
 		`"just a long string, not an array"`, `[{"a":"x"}]`, `[{"a":"x"}`, `[{"a":"x"}]`, `[{"a":"x"},{"a":"x"}]`)
-	var c listCuts
+	lists = append(lists, changingLists(5)...)
+	var c pieceCache
 	for i, l := range lists {
-		var want []int
-		valid, compact := chat.ScanJSONStrings([]byte(l), stringCuts(&want))
-		got, ok := c.next([]byte(l))
-		if ok != (valid && compact) {
-			t.Errorf("list %d %.60q: ok = %v, want %v", i, l, ok, valid && compact)
+		raw := []byte(l)
+		valid, compact := chat.ScanJSON(raw)
+		want := valid && compact && l[0] == '['
+		plan, ok := c.planList(raw)
+		if ok != want {
+			t.Errorf("list %d %.60q: ok = %v, want %v", i, l, ok, want)
 			continue
 		}
-		if ok && !slices.Equal(got, want) {
-			t.Errorf("list %d: cuts %v, want %v", i, got, want)
+		if plan == nil {
+			continue
 		}
+		pos := 0
+		for _, seg := range plan.segs {
+			if seg.start != pos || seg.end <= seg.start {
+				t.Fatalf("list %d: segment %d..%d after %d", i, seg.start, seg.end, pos)
+			}
+			if seg.id > 0 && c.texts[seg.id] != l[seg.start:seg.end] {
+				t.Errorf("list %d: piece %d is %q, the list has %q", i, seg.id, c.texts[seg.id], l[seg.start:seg.end])
+			}
+			pos = seg.end
+		}
+		if pos != len(l) {
+			t.Errorf("list %d: the plan ends at %d of %d", i, pos, len(l))
+		}
+		// What a commit does: the new pieces get their ids.
+		added := newPieces{}
+		for _, seg := range plan.segs {
+			if seg.id < 0 {
+				text := l[seg.start:seg.end]
+				if _, ok := c.ids[text]; !ok && added[text] == 0 {
+					added[text] = int64(len(c.ids) + len(added) + 1)
+				}
+			}
+		}
+		c.learn(added)
+	}
+	if len(c.ids) == 0 {
+		t.Error("no piece was ever planned")
 	}
 }
 

@@ -1,0 +1,177 @@
+package store
+
+import (
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// From one turn to the next, about half the elements of a decision list (one decision
+// each) are the very same bytes as the element in the same place of the list before: the
+// reminders that decided the same way for the same reason. planList plans such an
+// element as the list before was planned, without scanning or comparing its pieces again:
+// its bytes were checked then, and its pieces found. Only the other elements are scanned
+// and their pieces matched (plan).
+
+// listElem is an element of the list planned last by planList: its bounds in prevRaw,
+// its pieces (all of them in prevAll[allFrom:allTo]; those of at least minPiece bytes in
+// prev[nextFrom:nextTo]).
+type listElem struct {
+	start, end       int
+	allFrom, allTo   int
+	nextFrom, nextTo int
+}
+
+// listPlanner plans one list for planList.
+type listPlanner struct {
+	c    *pieceCache
+	raw  []byte
+	plan *packPlan
+	// next and all are the pieces of the list, to be the cache's prev and prevAll; elems
+	// its elements, to be prevElems.
+	next, all []packSeg
+	elems     []listElem
+	j         int // the piece of c.prev the next piece is compared with first
+	packed    bool
+	cuts      []int
+}
+
+// planList is plan for a decision list that is a JSON array, scanning only the elements
+// that are not the same bytes as in the list before (see above). It reports false, having
+// planned nothing, when raw is not a compact JSON array: Commit then checks and compacts
+// it, and plans it whole. The plan is nil when nothing would be packed.
+func (c *pieceCache) planList(raw []byte) (*packPlan, bool) {
+	if len(raw) < 2 || raw[0] != '[' {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	c.lists++
+	cuts := cutsPool.Get().(*[]int)
+	defer cutsPool.Put(cuts)
+	l := listPlanner{c: c, raw: raw, plan: planPool.Get().(*packPlan),
+		next: c.spare[:0], all: c.spareAll[:0], elems: c.spareElems[:0], cuts: (*cuts)[:0]}
+	l.plan.raw, l.plan.segs = raw, l.plan.segs[:0]
+	ok := l.walk()
+	*cuts = l.cuts
+	if !ok {
+		l.plan.raw = nil
+		planPool.Put(l.plan)
+		return nil, false
+	}
+	c.spare, c.prev = c.prev, l.next
+	c.spareAll, c.prevAll = c.prevAll, l.all
+	c.spareElems, c.prevElems = c.prevElems, l.elems
+	c.spareRaw, c.prevRaw = c.prevRaw, append(c.spareRaw[:0], raw...)
+	if !l.packed {
+		l.plan.raw = nil
+		planPool.Put(l.plan)
+		return nil, true
+	}
+	return l.plan, true
+}
+
+// walk plans the elements of the array l.raw in order; false when it is not a compact
+// JSON array.
+func (l *listPlanner) walk() bool {
+	raw, prevElems, prevRaw := l.raw, l.c.prevElems, l.c.prevRaw
+	l.push(packSeg{start: 0, end: 1}) // [
+	pos := 1
+	if raw[pos] == ']' {
+		l.push(packSeg{start: 1, end: 2})
+		return len(raw) == 2
+	}
+	for i := 0; ; i++ {
+		e := listElem{start: pos, allFrom: len(l.all), nextFrom: len(l.next)}
+		same := false
+		if i < len(prevElems) {
+			pe := prevElems[i]
+			end := pos + pe.end - pe.start
+			same = end < len(raw) && (raw[end] == ',' || raw[end] == ']') && string(raw[pos:end]) == string(prevRaw[pe.start:pe.end])
+			if same {
+				l.reuse(pos, pe)
+				pos = end
+			} else {
+				l.j = pe.nextFrom
+			}
+		}
+		if !same {
+			l.cuts = l.cuts[:0]
+			end, valid, compact := chat.ScanJSONValue(raw, pos, stringCuts(&l.cuts))
+			if !valid || !compact || end >= len(raw) {
+				return false
+			}
+			l.fresh(pos, end)
+			pos = end
+		}
+		e.end, e.allTo, e.nextTo = pos, len(l.all), len(l.next)
+		l.elems = append(l.elems, e)
+		switch raw[pos] {
+		case ',':
+			l.push(packSeg{start: pos, end: pos + 1})
+			pos++
+		case ']':
+			l.push(packSeg{start: pos, end: pos + 1})
+			return pos+1 == len(raw)
+		default:
+			return false
+		}
+	}
+}
+
+// push appends a piece planned: to the plan (a run of text written as it is is one
+// segment) and to the pieces of the list.
+func (l *listPlanner) push(seg packSeg) {
+	l.all = append(l.all, seg)
+	if seg.end-seg.start >= minPiece {
+		l.next = append(l.next, seg)
+	}
+	segs := l.plan.segs
+	if seg.id != 0 {
+		l.packed = true
+	} else if n := len(segs); n > 0 && segs[n-1].id == 0 {
+		segs[n-1].end = seg.end
+		return
+	}
+	l.plan.segs = append(segs, seg)
+}
+
+// fresh plans raw[from:to], an element scanned, its long strings at l.cuts: as plan does.
+func (l *listPlanner) fresh(from, to int) {
+	add := func(start, end int) {
+		seg := packSeg{start: start, end: end}
+		if end-start >= minPiece {
+			seg.id = l.c.match(l.raw[start:end], l.c.prev, l.c.prevRaw, &l.j)
+		}
+		l.push(seg)
+	}
+	for k := 0; k+1 < len(l.cuts); k += 2 {
+		if l.cuts[k] > from {
+			add(from, l.cuts[k])
+		}
+		add(l.cuts[k], l.cuts[k+1])
+		from = l.cuts[k+1]
+	}
+	if from < to {
+		add(from, to)
+	}
+}
+
+// reuse plans the element at start, the same bytes as pe of the list before, with the
+// pieces pe was cut into: what match finds for a piece in its place in the list before
+// (its id; a piece written as it is, or new, then is a piece now).
+func (l *listPlanner) reuse(start int, pe listElem) {
+	shift := start - pe.start
+	for _, q := range l.c.prevAll[pe.allFrom:pe.allTo] {
+		seg := packSeg{start: q.start + shift, end: q.end + shift}
+		if seg.end-seg.start >= minPiece {
+			if seg.id = q.id; seg.id <= 0 {
+				seg.id = -1
+				if id, ok := l.c.ids[string(l.raw[seg.start:seg.end])]; ok {
+					seg.id = id
+				}
+			}
+		}
+		l.push(seg)
+	}
+	l.j = pe.nextTo
+}

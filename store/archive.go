@@ -148,7 +148,10 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		}
 		tw := turnWriter{st: st, chatID: c.ID, added: added, byMsg: byMsg}
 		for i := range turns {
-			if err := tw.insert(ctx, &turns[i], i); err != nil {
+			if err := tw.insert(ctx, &turns[i]); err != nil {
+				return err
+			}
+			if err := tw.insertDecisions(ctx, &turns[i]); err != nil {
 				return err
 			}
 		}

@@ -23,6 +23,8 @@ type encodedTurn struct {
 	packed *packPlan
 	// late, when set, gives the decision list in the transaction (CommitLate).
 	late func() json.RawMessage
+	// pk is the row of the turn, once inserted.
+	pk int64
 }
 
 // encodeTurn checks t and encodes its JSON columns, its decision list packed against the
@@ -280,14 +282,7 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 
 	tw := turnWriter{st: st, chatID: c.ChatID, added: added, byMsg: byMsg}
 	for i := range turns {
-		e := &turns[i]
-		if e.late != nil {
-			e.late()
-			if err := d.encodeDecisions(e, cuts); err != nil {
-				return fmt.Errorf("chat %q: %w", c.ChatID, err)
-			}
-		}
-		if err := tw.insert(ctx, e, i); err != nil {
+		if err := tw.insert(ctx, &turns[i]); err != nil {
 			return err
 		}
 	}
@@ -319,6 +314,19 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 	if n, _ := res.RowsAffected(); n != 1 {
 		return notFoundf("chat %q not found", c.ChatID)
 	}
+	// The decision lists last: one given late is being prepared meanwhile.
+	for i := range turns {
+		e := &turns[i]
+		if e.late != nil {
+			e.late()
+			if err := d.encodeDecisions(e, cuts); err != nil {
+				return fmt.Errorf("chat %q: %w", c.ChatID, err)
+			}
+		}
+		if err := tw.insertDecisions(ctx, e); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -332,8 +340,8 @@ type turnWriter struct {
 	byMsg map[string]int
 }
 
-// insert writes turn number i of the transaction.
-func (w *turnWriter) insert(ctx context.Context, e *encodedTurn, i int) error {
+// insert writes the record of a turn, without its decision list (insertDecisions).
+func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 	t := e.t
 	var rep [5]any
 	if r := t.Reported; r != nil {
@@ -369,8 +377,15 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn, i int) error {
 			}
 		}
 	}
+	e.pk, err = res.LastInsertId()
+	return dbErr(ctx, err, "insert turn")
+}
+
+// insertDecisions writes the decision list of a turn inserted.
+func (w *turnWriter) insertDecisions(ctx context.Context, e *encodedTurn) error {
 	decisions := e.decisions
 	if e.packed != nil {
+		var err error
 		if decisions, err = e.packed.pack(ctx, w.st, w.added); err != nil {
 			return err
 		}
@@ -378,16 +393,12 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn, i int) error {
 	if decisions == nil {
 		return nil
 	}
-	pk, err := res.LastInsertId()
-	if err != nil {
-		return dbErr(ctx, err, "insert turn")
-	}
 	dec, err := w.st.stmt(ctx, sInsDecisions)
 	if err != nil {
 		return dbErr(ctx, err, "insert turn decisions")
 	}
-	_, err = dec.ExecContext(ctx, pk, decisions)
-	return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: decisions", w.chatID, t.ID))
+	_, err = dec.ExecContext(ctx, e.pk, decisions)
+	return dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q: decisions", w.chatID, e.t.ID))
 }
 
 func isConflict(err error) bool { return errors.Is(err, ErrConflict) }

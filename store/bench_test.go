@@ -1,7 +1,6 @@
 package store_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -381,27 +380,9 @@ func BenchmarkListChats1000(b *testing.B) {
 }
 
 // halfChangingDecisions is turnDecisions where, as in a real chat, about half the
-// reminders decide the same way for the same reason from one turn to the next: only the
-// even ones give the turn number in their reason.
+// reminders decide the same way for the same reason from one turn to the next.
 func halfChangingDecisions(n, reminders int) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i := range reminders {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		turn := 0
-		if i%2 == 0 {
-			turn = n
-		}
-		fmt.Fprintf(&b, `{"id":"r%03d","source":"reminder","fired":false,"reason":"predicate_false","detail":"","placement":"inline","tier":"guidance",`+
-			`"text":"r%03d: Keep answers about the topic %d short, \"quoted\" and <tagged>.","tokens":%d,`+
-			`"trace":{"expr":"contentMatches(['sprint dependency refund %d', 'regional vendor monitor', 'queue payroll archive'])",`+
-			`"value":false,"why":"turn %d %% %d == %d","children":[]}}`,
-			i, i, i, 9+i%3, i, turn, 3+i%5, turn%(3+i%5))
-	}
-	b.WriteByte(']')
-	return b.Bytes()
+	return decisionList(n, reminders, func(i int) bool { return i%2 == 0 })
 }
 
 // BenchmarkPrepareDecisions is the work on a turn's 200-decision list that the engine has

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
 // storedDecisions returns the decisions column of each turn of chat id, in commit order.
@@ -32,22 +30,7 @@ func storedDecisions(t *testing.T, d *DB, id string) []string {
 // commitLists commits one turn a list to a new chat id and returns the lists as stored.
 func commitLists(t *testing.T, d *DB, id string, lists []string) []string {
 	t.Helper()
-	ctx := context.Background()
-	if err := d.CreateChat(ctx, chat.Chat{ID: id, Title: id}); err != nil {
-		t.Fatal(err)
-	}
-	head := ""
-	for i, l := range lists {
-		u := chat.Message{ID: fmt.Sprintf("u%d", i), ParentID: head, Role: chat.RoleUser, Parts: []chat.Part{chat.TextPart("q")}}
-		tr := chat.Turn{ID: fmt.Sprintf("t%d", i), Number: i + 1, UserMessageID: u.ID, Decisions: []byte(l)}
-		err := d.Commit(ctx, chat.Commit{ChatID: id, Branch: "main", ExpectHead: head, NewHead: u.ID,
-			Messages: []chat.Message{u}, Turns: []chat.Turn{tr}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		head = u.ID
-	}
-	return storedDecisions(t, d, id)
+	return commitListsWay(t, d, id, lists, commitWays[0].commit)
 }
 
 // list is a decision list of n reminders for a turn: what changes from turn to turn is

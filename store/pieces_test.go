@@ -16,13 +16,24 @@ import (
 // turnDecisions is a decision list like the engine's for turn n: reminders with long
 // expressions and texts that every turn repeats, and reasons that change with the turn.
 func turnDecisions(n, reminders int) json.RawMessage {
+	return decisionList(n, reminders, func(int) bool { return true })
+}
+
+// decisionList is turnDecisions where only the reminders i for which changing(i) holds
+// decide and give their reason by the turn; the others decide the same way, for the same
+// reason, every turn.
+func decisionList(n, reminders int, changing func(i int) bool) json.RawMessage {
 	var b bytes.Buffer
 	b.WriteByte('[')
 	for i := range reminders {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fired := (n+i)%7 == 0
+		turn := 0
+		if changing(i) {
+			turn = n
+		}
+		fired := (turn+i)%7 == 0
 		reason := "predicate_false"
 		if fired {
 			reason = "fired"
@@ -31,7 +42,7 @@ func turnDecisions(n, reminders int) json.RawMessage {
 			`"text":"r%03d: Keep answers about the topic %d short, \"quoted\" and <tagged>.","tokens":%d,`+
 			`"trace":{"expr":"contentMatches(['sprint dependency refund %d', 'regional vendor monitor', 'queue payroll archive'])",`+
 			`"value":%v,"why":"turn %d %% %d == %d","children":[]}}`,
-			i, fired, reason, i, i, 9+i%3, i, fired, n, 3+i%5, n%(3+i%5))
+			i, fired, reason, i, i, 9+i%3, i, fired, turn, 3+i%5, turn%(3+i%5))
 	}
 	b.WriteByte(']')
 	return b.Bytes()

@@ -20,14 +20,15 @@ type DecisionPreparer interface {
 // LateCommitter is a Store whose commit can take the decision list of a step's turn once
 // its transaction runs (store.DB can): CommitLate is Commit of c with the list of
 // c.Turns[0] given by list, called once, in the transaction. The engine commits each turn
-// so while the list is still being encoded.
+// so while its list is still being prepared (DecisionPreparer).
 type LateCommitter interface {
 	CommitLate(ctx context.Context, c chat.Commit, list func() json.RawMessage) error
 }
 
 // listEncoder encodes the decision list of each turn of a chat for its record. The list
-// is known once the turn is planned, before its reply: it is encoded (and prepared for
-// the commit) while the reply comes, on another goroutine.
+// is known once the turn's decisions are made, before its request is even rendered: it is
+// encoded then, and prepared for the commit on another goroutine while the turn is
+// rendered, answered and its other records written.
 type listEncoder struct {
 	mu sync.Mutex // one list at a time: each is compared with the one before
 	// enc reuses the JSON of the decisions the turn before made the same way.
@@ -40,9 +41,7 @@ type listEncoder struct {
 // other goroutine no longer than the work the turn does until its commit writes the
 // list (rendering, the reply, the rest of the step).
 func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
-	l.mu.Lock()
-	raw := json.RawMessage(l.enc.Encode(ds))
-	l.mu.Unlock()
+	raw := l.json(ds)
 	p, ok := st.(DecisionPreparer)
 	if !ok {
 		return func() json.RawMessage { return raw }
@@ -58,15 +57,20 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 	}
 }
 
-// encode encodes ds now, and prepares the list with a store that can.
+// encode encodes ds, and prepares the list with a store that can, before it returns.
 func (l *listEncoder) encode(ds []Decision, st Store) json.RawMessage {
-	l.mu.Lock()
-	raw := json.RawMessage(l.enc.Encode(ds))
-	l.mu.Unlock()
+	raw := l.json(ds)
 	if p, ok := st.(DecisionPreparer); ok {
 		p.PrepareDecisions(raw)
 	}
 	return raw
+}
+
+// json returns the JSON of ds.
+func (l *listEncoder) json(ds []Decision) json.RawMessage {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.enc.Encode(ds)
 }
 
 // encoder returns the session's list encoder, made on first use.

@@ -197,7 +197,7 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	if out.Err == nil {
 		out.Err = err
 	}
-	res := s.record(p, out, nil) // its decisions are still being encoded: see commitTurn
+	res := s.record(p, out, nil) // its decision list may still be being prepared: see commitTurn
 	user := p.User
 	msgs := []chat.Message{user, res.Assistant}
 	if userSaved {

@@ -108,7 +108,7 @@ func (d *DB) Commit(ctx context.Context, c chat.Commit) error {
 }
 
 // CommitLate is Commit for a step whose first turn's decision list is still being made
-// (encoded while its reply came, say): list gives it, and is called once, in the
+// (prepared on another goroutine, say): list gives it, and is called once, in the
 // transaction, when the rest of the step is written. c.Turns[0].Decisions is ignored. A
 // list that is not valid JSON fails the step as in Commit (ErrInvalid, nothing written).
 // Prepare the list (PrepareDecisions) as soon as it is made, and the transaction only

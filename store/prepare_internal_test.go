@@ -264,3 +264,52 @@ func TestPreparedListIsTaken(t *testing.T) {
 		t.Errorf("%d lists wait after one was taken, want %d", n, maxPrepared-1)
 	}
 }
+
+// FuzzPlanList checks planList against a scan of the whole list, on a list planned after
+// another (whose elements it may take as they are): the same verdict, and a plan that
+// covers the list exactly, each piece it refers to a piece of the same text.
+func FuzzPlanList(f *testing.F) {
+	// Small seeds: the fuzzer minimises each new input it finds, which is slow for long ones.
+	a := `[{"id":"r1","why":"turn 1 % 2 == 1 != 0"},{"id":"r2","why":"the same reason each turn"}]`
+	b := `[{"id":"r1","why":"turn 2 % 2 == 0"},{"id":"r2","why":"the same reason each turn"},{"id":"r3"}]`
+	f.Add([]byte(a), []byte(b))
+	f.Add([]byte(b), []byte(b))
+	f.Add([]byte(`[{"a":"a long string, long enough"},1]`), []byte(`[{"a":"a long string, long enough"},1,]`))
+	f.Add([]byte(`["x",{"b":[1,2]}]`), []byte(`["x",{"b":[1,2]}`))
+	f.Add([]byte(`[1,2]`), []byte(`[1,2] `))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		var c pieceCache
+		for _, raw := range [][]byte{a, b, b} {
+			valid, compact := chat.ScanJSON(raw)
+			want := valid && compact && len(raw) > 0 && raw[0] == '['
+			plan, ok := c.planList(raw)
+			if ok != want {
+				t.Fatalf("planList(%q) = %v, scan says %v", raw, ok, want)
+			}
+			if plan == nil {
+				continue
+			}
+			pos := 0
+			added := newPieces{}
+			for _, seg := range plan.segs {
+				if seg.start != pos || seg.end <= seg.start {
+					t.Fatalf("%q: segment %d..%d after %d", raw, seg.start, seg.end, pos)
+				}
+				text := string(raw[seg.start:seg.end])
+				switch {
+				case seg.id > 0 && c.texts[seg.id] != text:
+					t.Fatalf("%q: piece %d is %q, the list has %q", raw, seg.id, c.texts[seg.id], text)
+				case seg.id < 0:
+					if _, ok := c.ids[text]; !ok && added[text] == 0 {
+						added[text] = int64(len(c.ids) + len(added) + 1)
+					}
+				}
+				pos = seg.end
+			}
+			if pos != len(raw) {
+				t.Fatalf("%q: the plan ends at %d", raw, pos)
+			}
+			c.learn(added)
+		}
+	})
+}

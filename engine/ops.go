@@ -129,8 +129,11 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time, opts 
 		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired, chatUsage: turn.Request.ChatUsage,
 		Estimate: Estimate{Total: turn.Estimated.PromptTokens}, totalOnly: true}
 	p.Request = s.rebuild(turn, user)
-	if turn.ID == "" { // not recorded: no estimate either
+	switch {
+	case turn.ID == "": // not recorded: no estimate either
 		p.Estimate.Total = requestTokens(s.e.cache.count, &p.Request)
+	case turn.Request.Estimate != nil: // the same request: the estimate it was sent with
+		p.Estimate, p.totalOnly = *turn.Request.Estimate, false
 	}
 	s.view.append(user)
 	nb := &chat.Branch{Name: name, Head: user.ID, Parent: old.name, CreatedAt: at}

@@ -35,25 +35,12 @@ type Plan struct {
 	encoded func() json.RawMessage
 }
 
-// Estimate is the estimated token count of a request, by source.
-type Estimate struct {
-	Fragments    int `json:"fragments"`
-	Instructions int `json:"instructions"`
-	Reminders    int `json:"reminders"`
-	History      int `json:"history"`
-	User         int `json:"user"`
-	Tools        int `json:"tools"`
-	Framing      int `json:"framing"`
-	Total        int `json:"total"`
-	// EachFragment sizes each top-level fragment of the system prompt, rendered alone.
-	EachFragment []FragmentTokens `json:"each_fragment,omitempty"`
-}
+// Estimate is the estimated token count of a request, by source (chat.PromptEstimate: a
+// turn's record keeps it).
+type Estimate = chat.PromptEstimate
 
 // FragmentTokens is the estimated size of one fragment of the system prompt.
-type FragmentTokens struct {
-	Name   string `json:"name"`
-	Tokens int    `json:"tokens"`
-}
+type FragmentTokens = chat.FragmentTokens
 
 // Preview plans the turn that would send in now, without sending or saving anything.
 func (s *Session) Preview(in UserInput) *Plan {

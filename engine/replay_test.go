@@ -25,10 +25,9 @@ func (h *harness) replayed(e *Engine, reevaluate bool) []*Trace {
 	return out
 }
 
-// traceJSON is a trace as JSON, without the estimate by source (not recorded with a turn).
+// traceJSON is a trace as JSON, with the estimate by source a turn's record keeps.
 func traceJSON(tb testing.TB, t Trace) string {
 	tb.Helper()
-	t.Usage.Estimated.BySource = nil
 	b, err := t.MarshalJSON()
 	if err != nil {
 		tb.Fatal(err)

@@ -187,9 +187,21 @@ func usageTrace(t *chat.Turn, est *Estimate) UsageTrace {
 	return u
 }
 
-// usageWithCost is the usage of a recorded turn, priced.
+// recordedEstimate is the estimate by source a turn's record keeps: a copy of the plan's,
+// or nil when the plan has only the total.
+func (p *Plan) recordedEstimate() *chat.PromptEstimate {
+	est := p.bySource()
+	if est == nil {
+		return nil
+	}
+	c := *est
+	return &c
+}
+
+// usageWithCost is the usage of a recorded turn, priced, with the estimate by source its
+// record keeps.
 func (e *Engine) usageWithCost(t *chat.Turn) UsageTrace {
-	u := usageTrace(t, nil)
+	u := usageTrace(t, t.Request.Estimate)
 	u.CostUSD = e.priced(t)
 	return u
 }

@@ -223,6 +223,9 @@ func TestInspectorGoldens(t *testing.T) {
 	timed := &support.sent[1]
 	timed.Latency = engine.LatencyTrace{TTFT: 420, Total: 1380}
 
+	// A turn recorded before ctxlab kept its estimate by source (or imported without one).
+	unsized := *support.replayed[3]
+	unsized.Usage.Estimated.BySource = nil
 	tests := []struct {
 		name string
 		tab  inspectorTab
@@ -243,6 +246,8 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "usage_preview", tab: tabUsage, view: turnView{Trace: &previewTrace, Preview: true}, chat: support.chatView()},
 		{name: "usage_timed", tab: tabUsage, view: turnView{Trace: timed}, chat: chatView{Totals: support.usage}},
 		{name: "usage_not_reported", tab: tabUsage, view: turnView{Trace: support.replayed[3]}, chat: support.chatView()},
+		{name: "prompt_unsized", tab: tabPrompt, view: turnView{Trace: &unsized}},
+		{name: "usage_unsized", tab: tabUsage, view: turnView{Trace: &unsized}, chat: support.chatView()},
 	}
 	for _, tt := range tests {
 		for _, sz := range inspectorSizes {

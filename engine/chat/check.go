@@ -152,7 +152,38 @@ func CheckTurn(t *Turn) error {
 	if len(t.Decisions) > 0 && !validJSON(t.Decisions) {
 		return fieldErr([]any{"decisions"}, "turn %q: decisions are not valid JSON", t.ID)
 	}
+	if err := checkEstimate(t.Request.Estimate); err != nil {
+		return fieldErr(append([]any{"request", "estimate"}, err.path...), "turn %q: request estimate: %s", t.ID, err.msg)
+	}
 	return within(CheckTime(t.At, "turn "+Quote(t.ID)), "at")
+}
+
+// estimateErr is a refusal of a prompt estimate: where in it, and why.
+type estimateErr struct {
+	path []any
+	msg  string
+}
+
+// checkEstimate refuses an estimate with a negative size (nil is no estimate).
+func checkEstimate(e *PromptEstimate) *estimateErr {
+	if e == nil {
+		return nil
+	}
+	for _, f := range []struct {
+		key string
+		n   int
+	}{{"fragments", e.Fragments}, {"instructions", e.Instructions}, {"reminders", e.Reminders}, {"history", e.History},
+		{"user", e.User}, {"tools", e.Tools}, {"framing", e.Framing}, {"total", e.Total}} {
+		if f.n < 0 {
+			return &estimateErr{[]any{f.key}, fmt.Sprintf("negative %s %d", f.key, f.n)}
+		}
+	}
+	for i, f := range e.EachFragment {
+		if f.Tokens < 0 {
+			return &estimateErr{[]any{"each_fragment", i, "tokens"}, fmt.Sprintf("fragment %s: negative size %d", Quote(f.Name), f.Tokens)}
+		}
+	}
+	return nil
 }
 
 // validJSON is json.Valid, in one faster pass (ScanJSON).

@@ -62,6 +62,10 @@ func TestCheckTurn(t *testing.T) {
 		{"assistant message id", func(tr *Turn) { tr.AssistantMessageID = "\x7f" }, []any{"assistant_message_id"}, "control character"},
 		{"negative number", func(tr *Turn) { tr.Number = -1 }, []any{"turn"}, `turn "t1": negative number -1`},
 		{"decisions", func(tr *Turn) { tr.Decisions = json.RawMessage(`[`) }, []any{"decisions"}, "decisions are not valid JSON"},
+		{"estimate", func(tr *Turn) { tr.Request.Estimate = &PromptEstimate{Framing: -1} }, []any{"request", "estimate", "framing"}, "negative framing -1"},
+		{"fragment estimate", func(tr *Turn) {
+			tr.Request.Estimate = &PromptEstimate{EachFragment: []FragmentTokens{{Name: "a", Tokens: 1}, {Name: "b", Tokens: -1}}}
+		}, []any{"request", "estimate", "each_fragment", 1, "tokens"}, `fragment "b": negative size -1`},
 		{"time", func(tr *Turn) { tr.At = time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC) }, []any{"at"}, `turn "t1": time`},
 	}
 	for _, tc := range tests {

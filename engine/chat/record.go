@@ -58,6 +58,30 @@ type SentRequest struct {
 	// ChatUsage is the chat's accumulated usage the turn's decisions saw (usageExceeds),
 	// kept so a replay re-evaluates them exactly.
 	ChatUsage Usage `json:"chat_usage"`
+	// Estimate is the request's estimated size by source, as the turn was planned; nil in
+	// a record made before ctxlab kept it, and for a regenerated reply (its plan has only
+	// the total).
+	Estimate *PromptEstimate `json:"estimate,omitempty"`
+}
+
+// PromptEstimate is the estimated token count of a request, by source.
+type PromptEstimate struct {
+	Fragments    int `json:"fragments"`
+	Instructions int `json:"instructions"`
+	Reminders    int `json:"reminders"`
+	History      int `json:"history"`
+	User         int `json:"user"`
+	Tools        int `json:"tools"`
+	Framing      int `json:"framing"`
+	Total        int `json:"total"`
+	// EachFragment sizes each top-level fragment of the system prompt, rendered alone.
+	EachFragment []FragmentTokens `json:"each_fragment,omitempty"`
+}
+
+// FragmentTokens is the estimated size of one fragment of the system prompt.
+type FragmentTokens struct {
+	Name   string `json:"name"`
+	Tokens int    `json:"tokens"`
 }
 
 // Turn records one user turn: what was sent and why, and what came back.

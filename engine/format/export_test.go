@@ -240,6 +240,11 @@ func TestImportRejects(t *testing.T) {
 		{"no reply and no error", func(e *format.Export) { e.Turns[4].Error = "" }, `no assistant message and no error`, "turns[4].assistant_message_id"},
 		{"negative usage", func(e *format.Export) { e.Turns[0].Reported.PromptTokens = -1 }, `reported.prompt_tokens -1 is out of range`, "turns[0].reported.prompt_tokens"},
 		{"usage too large", func(e *format.Export) { e.Turns[1].Estimated.CachedTokens = 1e12 + 1 }, `estimated.cached_tokens 1000000000001 is out of range`, "turns[1].estimated.cached_tokens"},
+		{"negative estimate", func(e *format.Export) {
+			e.Turns[0].Request.Estimate = &chat.PromptEstimate{Total: 10, EachFragment: []chat.FragmentTokens{{Name: "role", Tokens: -2}}}
+		}, `request estimate: fragment "role": negative size -2`, "turns[0].request.estimate.each_fragment[0].tokens"},
+		{"estimate too large", func(e *format.Export) { e.Turns[1].Request.Estimate = &chat.PromptEstimate{History: 1e12 + 1} },
+			`request.estimate.history 1000000000001 is out of range`, "turns[1].request.estimate.history"},
 		{"latency too long", func(e *format.Export) { e.Turns[0].Latency = 25 * time.Hour }, `latency 90000000000000 is out of range`, "turns[0].latency"},
 		{"decisions not a list", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`{"id": "x"}`) }, `want an array, not an object`, "turns[0].decisions"},
 		{"decision id a number", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": 1}]`) }, `want a string, not the number 1`, "turns[0].decisions[0].id"},

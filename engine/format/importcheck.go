@@ -248,6 +248,19 @@ func checkTurnNumbers(t *chat.Turn) error {
 	tokens(jsonpos.Path{"reported"}, t.Reported)
 	tokens(jsonpos.Path{"estimated"}, &t.Estimated)
 	tokens(jsonpos.Path{"request", "chat_usage"}, &t.Request.ChatUsage)
+	if e := t.Request.Estimate; e != nil {
+		at := jsonpos.Path{"request", "estimate"}
+		for _, f := range []struct {
+			key string
+			n   int
+		}{{"fragments", e.Fragments}, {"instructions", e.Instructions}, {"reminders", e.Reminders}, {"history", e.History},
+			{"user", e.User}, {"tools", e.Tools}, {"framing", e.Framing}, {"total", e.Total}} {
+			list = append(list, number{at.Append(f.key), int64(f.n), maxTokens, "tokens"})
+		}
+		for i, f := range e.EachFragment {
+			list = append(list, number{at.Append("each_fragment").Append(i).Append("tokens"), int64(f.Tokens), maxTokens, "tokens"})
+		}
+	}
 	list = append(list, number{jsonpos.Path{"request", "max_tokens"}, int64(t.Request.MaxTokens), maxTokens, "tokens"},
 		number{jsonpos.Path{"ttft"}, int64(t.TTFT), int64(maxLatency), "ns, " + maxLatency.String()},
 		number{jsonpos.Path{"latency"}, int64(t.Latency), int64(maxLatency), "ns, " + maxLatency.String()})

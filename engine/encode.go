@@ -57,15 +57,6 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 	}
 }
 
-// encode encodes ds, and prepares the list with a store that can, before it returns.
-func (l *listEncoder) encode(ds []Decision, st Store) json.RawMessage {
-	raw := l.json(ds)
-	if p, ok := st.(DecisionPreparer); ok {
-		p.PrepareDecisions(raw)
-	}
-	return raw
-}
-
 // json returns the JSON of ds.
 func (l *listEncoder) json(ds []Decision) json.RawMessage {
 	l.mu.Lock()

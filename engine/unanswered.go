@@ -19,7 +19,7 @@ const Unanswered = "not answered: the user message was saved without a reply"
 // Assistant is empty.
 func (s *Session) SendUnanswered(ctx context.Context, in UserInput) (*TurnResult, error) {
 	p := s.plan(in)
-	res := s.record(p, &Outcome{Scripted: true, At: p.At, Err: errors.New(Unanswered)}, s.encoder().encode(p.Decisions, s.e.store))
+	res := s.record(p, &Outcome{Scripted: true, At: p.At, Err: errors.New(Unanswered)}, s.encoder().start(p.Decisions, s.e.store)())
 	res.Assistant = chat.Message{CreatedAt: p.At} // saveAside dates a new branch by it
 	res.Turn.AssistantMessageID = ""
 	res.Turn.Estimated = chat.Usage{PromptTokens: p.Estimate.Total, TotalTokens: p.Estimate.Total}

@@ -99,15 +99,13 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	turns := make([]encodedTurn, len(a.Turns))
 	defer releasePlans(turns)
 	var usage chat.Usage
-	cuts := cutsPool.Get().(*[]int)
-	defer cutsPool.Put(cuts)
 	for i := range a.Turns {
 		t := &a.Turns[i]
 		if t.ChatID != c.ID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ID, t.ID, t.ChatID)
 		}
 		var err error
-		if turns[i], err = d.encodeTurn(t, cuts); err != nil {
+		if turns[i], err = d.encodeTurn(t); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ID, err)
 		}
 		usage = usage.Add(t.Counted())

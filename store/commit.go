@@ -30,9 +30,9 @@ type encodedTurn struct {
 // encodeTurn checks t and encodes its JSON columns, its decision list packed against the
 // pieces the database knows. A list prepared ahead (PrepareDecisions) is taken as it was
 // prepared.
-func (d *DB) encodeTurn(t *chat.Turn, cuts *[]int) (encodedTurn, error) {
+func (d *DB) encodeTurn(t *chat.Turn) (encodedTurn, error) {
 	e := encodedTurn{t: t}
-	if err := d.encodeDecisions(&e, cuts); err != nil {
+	if err := d.encodeDecisions(&e); err != nil {
 		return e, err
 	}
 	var err error
@@ -45,41 +45,35 @@ func (d *DB) encodeTurn(t *chat.Turn, cuts *[]int) (encodedTurn, error) {
 	return e, nil
 }
 
-// encodeDecisions checks e.t and sets the decision list e writes: valid, compact JSON
-// with its repeated pieces planned (pieces.go).
-func (d *DB) encodeDecisions(e *encodedTurn, cuts *[]int) error {
+// encodeDecisions checks e.t and sets the decision list e writes: compact JSON with its
+// repeated pieces planned (planList). A list that is not a compact JSON array is checked
+// whole (the error chat.CheckTurn gives) and compacted first.
+func (d *DB) encodeDecisions(e *encodedTurn) error {
 	t := e.t
+	raw := []byte(t.Decisions)
 	plan, ok := d.ahead.take(t.Decisions)
 	if !ok {
-		plan, ok = d.pieces.planList(t.Decisions)
+		plan, ok = d.pieces.planList(raw)
 	}
-	if ok {
+	if !ok {
+		if err := checkTurn(t); err != nil || len(raw) == 0 {
+			return err
+		}
+		s, err := compactJSON(raw)
+		if err != nil {
+			return invalidf("turn %q: decisions: %v", t.ID, err)
+		}
+		raw = []byte(s)
+		plan, _ = d.pieces.planList(raw) // valid JSON that is not an array is stored as it is
+	} else {
 		light := *t
 		light.Decisions = nil
 		if err := checkTurn(&light); err != nil {
 			return err
 		}
-		e.packed = plan
-		if plan == nil {
-			e.decisions = string(t.Decisions)
-		}
-		return nil
 	}
-	compact, err := checkTurnJSON(t, cuts)
-	if err != nil || len(t.Decisions) == 0 {
-		return err
-	}
-	raw := []byte(t.Decisions)
-	if !compact {
-		s, err := compactJSON(t.Decisions, false)
-		if err != nil {
-			return invalidf("turn %q: decisions: %v", t.ID, err)
-		}
-		raw = []byte(s)
-		*cuts = (*cuts)[:0]
-		chat.ScanJSONStrings(raw, stringCuts(cuts))
-	}
-	if e.packed = d.pieces.plan(raw, *cuts); e.packed == nil {
+	e.packed = plan
+	if plan == nil {
 		e.decisions = string(raw)
 	}
 	return nil
@@ -168,8 +162,6 @@ func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMess
 	turns := make([]encodedTurn, len(c.Turns))
 	defer releasePlans(turns)
 	var usage chat.Usage
-	cuts := cutsPool.Get().(*[]int)
-	defer cutsPool.Put(cuts)
 	for i := range c.Turns {
 		t := c.Turns[i] // a copy: the caller's slice is left as it was
 		if t.ChatID == "" {
@@ -181,18 +173,16 @@ func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMess
 		if t.ChatID != c.ChatID {
 			return invalidf("chat %q: turn %q belongs to chat %q", c.ChatID, t.ID, t.ChatID)
 		}
-		if late != nil && i == 0 {
+		lateList := late != nil && i == 0
+		if lateList {
 			t.Decisions = nil // given in the transaction
 		}
 		var err error
-		if turns[i], err = d.encodeTurn(&t, cuts); err != nil {
+		if turns[i], err = d.encodeTurn(&t); err != nil {
 			return fmt.Errorf("chat %q: %w", c.ChatID, err)
 		}
-		if late != nil && i == 0 {
-			turns[i].late = func() json.RawMessage {
-				t.Decisions = late()
-				return t.Decisions
-			}
+		if lateList {
+			turns[i].late = late
 		}
 		usage = usage.Add(t.Counted())
 		if t.At.After(at) {
@@ -212,7 +202,7 @@ func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMess
 				return err
 			}
 		}
-		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed, cuts)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed)
 	})
 	if err == nil {
 		d.pieces.learn(added)
@@ -224,7 +214,7 @@ func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMess
 // commitTx writes c in the transaction of st. indexed is set to the search index's
 // indexed_pk when the transaction reads or moves it (fts.go).
 func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage,
-	at time.Time, indexed *int64, cuts *[]int) error {
+	at time.Time, indexed *int64) error {
 	tx := st.tx
 	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
@@ -318,8 +308,8 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 	for i := range turns {
 		e := &turns[i]
 		if e.late != nil {
-			e.late()
-			if err := d.encodeDecisions(e, cuts); err != nil {
+			e.t.Decisions = e.late()
+			if err := d.encodeDecisions(e); err != nil {
 				return fmt.Errorf("chat %q: %w", c.ChatID, err)
 			}
 		}

@@ -33,6 +33,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -107,7 +108,7 @@ func Open(path string) (*DB, error) {
 	}
 	sdb.SetConnMaxLifetime(0)
 	sdb.SetConnMaxIdleTime(0)
-	d := &DB{db: sdb, path: path, Now: time.Now}
+	d := &DB{db: sdb, path: path, Now: time.Now, ahead: preparedLists{seed: maphash.MakeSeed()}}
 	// A connection switching a new file to WAL needs an exclusive lock, and SQLite reports
 	// SQLITE_BUSY at once, without the busy timeout, while another process opens the same
 	// new file: retry until the timeout.

@@ -58,9 +58,8 @@ type pieceCache struct {
 	// turn to turn stays inline. spare and spareRaw are the buffers of the list before.
 	prev, spare       []packSeg
 	prevRaw, spareRaw []byte
-	// prevAll and prevElems are, for a list planned by planList, all its pieces and its
-	// elements (planlist.go); prevElems is empty after plan. spareAll and spareElems are
-	// the buffers of the list before.
+	// prevAll and prevElems are all the pieces of that list and its elements
+	// (planlist.go); spareAll and spareElems are the buffers of the list before.
 	prevAll, spareAll     []packSeg
 	prevElems, spareElems []listElem
 	// seen holds the other pieces of JSON between strings seen in one list (a reminder's
@@ -113,57 +112,6 @@ func stringCuts(cuts *[]int) func(start, end int) {
 			*cuts = append(*cuts, start, end)
 		}
 	}
-}
-
-// plan cuts raw, a compact decision list whose long strings are at cuts (pairs of bounds,
-// stringCuts), into pieces: a piece known is a reference, a piece of the previous list a
-// new piece, another is written as it is. It returns nil when nothing would be packed.
-func (c *pieceCache) plan(raw []byte, cuts []int) *packPlan {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.init()
-	c.lists++
-	p := planPool.Get().(*packPlan)
-	p.raw, p.segs = raw, p.segs[:0]
-	prev, prevRaw := c.prev, c.prevRaw
-	next := c.spare[:0]
-	j := 0 // the piece of prev the next piece is compared with first
-	packed := false
-	add := func(start, end int) {
-		seg := packSeg{start: start, end: end}
-		if s := raw[start:end]; len(s) >= minPiece {
-			seg.id = c.match(s, prev, prevRaw, &j)
-			next = append(next, seg)
-		}
-		if seg.id != 0 {
-			packed = true
-		} else if n := len(p.segs); n > 0 && p.segs[n-1].id == 0 {
-			// Runs of text written as it is are one segment.
-			p.segs[n-1].end = end
-			return
-		}
-		p.segs = append(p.segs, seg)
-	}
-	from := 0
-	for k := 0; k+1 < len(cuts); k += 2 {
-		if cuts[k] > from {
-			add(from, cuts[k])
-		}
-		add(cuts[k], cuts[k+1])
-		from = cuts[k+1]
-	}
-	if from < len(raw) {
-		add(from, len(raw))
-	}
-	c.spare, c.prev = prev, next
-	c.spareRaw, c.prevRaw = prevRaw, append(c.spareRaw[:0], raw...)
-	c.prevElems = c.prevElems[:0] // no element of raw is known: planList scans them all
-	if !packed {
-		p.raw = nil
-		planPool.Put(p)
-		return nil
-	}
-	return p
 }
 
 // match returns the id of piece s: the id of a known piece, -1 for a new piece (s is

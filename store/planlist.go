@@ -4,12 +4,16 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
+// A decision list is planned element by element. Its long strings (stringCuts) are pieces
+// of their own and the JSON between them others; a piece known is a reference, a piece
+// of the previous list in its place a new piece, another is written as it is (match).
+//
 // From one turn to the next, about half the elements of a decision list (one decision
 // each) are the very same bytes as the element in the same place of the list before: the
 // reminders that decided the same way for the same reason. planList plans such an
 // element as the list before was planned, without scanning or comparing its pieces again:
 // its bytes were checked then, and its pieces found. Only the other elements are scanned
-// and their pieces matched (plan).
+// and their pieces matched.
 
 // listElem is an element of the list planned last by planList: its bounds in prevRaw,
 // its pieces (all of them in prevAll[allFrom:allTo]; those of at least minPiece bytes in
@@ -34,10 +38,10 @@ type listPlanner struct {
 	cuts      []int
 }
 
-// planList is plan for a decision list that is a JSON array, scanning only the elements
+// planList cuts raw, a decision list, into pieces to pack, scanning only the elements
 // that are not the same bytes as in the list before (see above). It reports false, having
 // planned nothing, when raw is not a compact JSON array: Commit then checks and compacts
-// it, and plans it whole. The plan is nil when nothing would be packed.
+// it. The plan is nil when nothing would be packed.
 func (c *pieceCache) planList(raw []byte) (*packPlan, bool) {
 	if len(raw) < 2 || raw[0] != '[' {
 		return nil, false
@@ -135,7 +139,7 @@ func (l *listPlanner) push(seg packSeg) {
 	l.plan.segs = append(segs, seg)
 }
 
-// fresh plans raw[from:to], an element scanned, its long strings at l.cuts: as plan does.
+// fresh plans raw[from:to], an element scanned, its long strings at l.cuts.
 func (l *listPlanner) fresh(from, to int) {
 	add := func(start, end int) {
 		seg := packSeg{start: start, end: end}

@@ -13,8 +13,8 @@ import (
 // the turn is answered and its messages written: the Commit of the turn then takes the
 // result instead of doing the work again.
 
-// maxPrepared bounds the lists prepared and not committed yet (a turn that failed, a
-// preview that was never sent): the oldest is forgotten first.
+// maxPrepared bounds the lists prepared and not committed yet (a turn whose reply failed
+// with nothing to save): the oldest is forgotten first.
 const maxPrepared = 4
 
 // preparedList is the work done ahead on one decision list.
@@ -30,9 +30,8 @@ type preparedList struct {
 
 // preparedLists holds the lists prepared for commits to come.
 type preparedLists struct {
+	seed maphash.Seed // of the sums of lists, made with the DB
 	mu   sync.Mutex
-	seed maphash.Seed
-	once sync.Once
 	list []preparedList
 }
 
@@ -49,7 +48,6 @@ func (d *DB) PrepareDecisions(list json.RawMessage) {
 		return
 	}
 	p := &d.ahead
-	p.once.Do(func() { p.seed = maphash.MakeSeed() })
 	pl := preparedList{data: &list[0], n: len(list), sum: maphash.Bytes(p.seed, list), plan: plan}
 	p.mu.Lock()
 	defer p.mu.Unlock()

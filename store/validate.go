@@ -30,23 +30,6 @@ func checkMessage(m *chat.Message) error { return invalid(chat.CheckMessage(m)) 
 // checked by the database.
 func checkTurn(t *chat.Turn) error { return invalid(chat.CheckTurn(t)) }
 
-// checkTurnJSON is checkTurn, scanning the decisions once: it also reports whether they
-// are compact already (as the engine writes them), so that encodeTurn need not compact
-// them again, and sets *cuts to the bounds of their long strings (stringCuts).
-func checkTurnJSON(t *chat.Turn, cuts *[]int) (compact bool, err error) {
-	*cuts = (*cuts)[:0]
-	if len(t.Decisions) == 0 {
-		return true, checkTurn(t)
-	}
-	valid, compact := chat.ScanJSONStrings(t.Decisions, stringCuts(cuts))
-	if !valid {
-		return false, checkTurn(t) // the error chat.CheckTurn gives first
-	}
-	light := *t
-	light.Decisions = nil
-	return compact, checkTurn(&light)
-}
-
 // invalid returns a refusal of the record checks of package chat as an ErrInvalid error
 // of the store, with the same message.
 func invalid(err error) error {
@@ -73,12 +56,8 @@ func marshalJSON(v any) (string, error) {
 	return string(bytes.TrimSuffix(buf.Bytes(), []byte("\n"))), nil
 }
 
-// compactJSON returns raw compacted, or an error if it is not valid JSON. compact says
-// raw is known to be valid and compact (checkTurnJSON): it is then returned as it is.
-func compactJSON(raw []byte, compact bool) (string, error) {
-	if compact {
-		return string(raw), nil
-	}
+// compactJSON returns raw compacted, or an error if it is not valid JSON.
+func compactJSON(raw []byte) (string, error) {
 	buf := bufPool.Get().(*bytes.Buffer)
 	defer bufPool.Put(buf)
 	buf.Reset()

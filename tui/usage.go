@@ -61,14 +61,9 @@ func (in *inspector) turnUsage(bb *tabBuilder, t *engine.Trace) {
 	bb.blank()
 	if s := est.BySource; s != nil {
 		bb.segs(0, tabSeg{themes.Muted, "ESTIMATE BY SOURCE"}, tabSeg{themes.Muted, " ~" + strconv.Itoa(s.Total) + " tokens"})
-		sources := []struct {
-			name string
-			n    int
-		}{{"fragments", s.Fragments}, {"instructions", s.Instructions}, {"reminders", s.Reminders},
-			{"history", s.History}, {"user", s.User}, {"tools", s.Tools}, {"framing", s.Framing}}
 		numW := len(strconv.Itoa(s.Total))
-		for _, src := range sources {
-			in.bar(bb, src.name, src.n, s.Total, numW)
+		for _, src := range s.Sources() {
+			in.bar(bb, src.Name, src.Tokens, s.Total, numW)
 		}
 	} else {
 		bb.text(themes.Muted, 0, 2, "estimate by source: not recorded (a saved turn keeps its total)")

@@ -152,35 +152,27 @@ func CheckTurn(t *Turn) error {
 	if len(t.Decisions) > 0 && !validJSON(t.Decisions) {
 		return fieldErr([]any{"decisions"}, "turn %q: decisions are not valid JSON", t.ID)
 	}
-	if err := checkEstimate(t.Request.Estimate); err != nil {
-		return fieldErr(append([]any{"request", "estimate"}, err.path...), "turn %q: request estimate: %s", t.ID, err.msg)
+	if err := checkEstimate(t.ID, t.Request.Estimate); err != nil {
+		return err
 	}
 	return within(CheckTime(t.At, "turn "+Quote(t.ID)), "at")
 }
 
-// estimateErr is a refusal of a prompt estimate: where in it, and why.
-type estimateErr struct {
-	path []any
-	msg  string
-}
-
-// checkEstimate refuses an estimate with a negative size (nil is no estimate).
-func checkEstimate(e *PromptEstimate) *estimateErr {
+// checkEstimate refuses a turn's estimate with a negative size (nil is no estimate).
+func checkEstimate(turnID string, e *PromptEstimate) error {
 	if e == nil {
 		return nil
 	}
-	for _, f := range []struct {
-		key string
-		n   int
-	}{{"fragments", e.Fragments}, {"instructions", e.Instructions}, {"reminders", e.Reminders}, {"history", e.History},
-		{"user", e.User}, {"tools", e.Tools}, {"framing", e.Framing}, {"total", e.Total}} {
-		if f.n < 0 {
-			return &estimateErr{[]any{f.key}, fmt.Sprintf("negative %s %d", f.key, f.n)}
+	sizes := e.Sources()
+	for _, f := range append(sizes[:], SourceSize{"total", e.Total}) {
+		if f.Tokens < 0 {
+			return fieldErr([]any{"request", "estimate", f.Name}, "turn %q: request estimate: negative %s %d", turnID, f.Name, f.Tokens)
 		}
 	}
 	for i, f := range e.EachFragment {
 		if f.Tokens < 0 {
-			return &estimateErr{[]any{"each_fragment", i, "tokens"}, fmt.Sprintf("fragment %s: negative size %d", Quote(f.Name), f.Tokens)}
+			return fieldErr([]any{"request", "estimate", "each_fragment", i, "tokens"},
+				"turn %q: request estimate: fragment %s: negative size %d", turnID, Quote(f.Name), f.Tokens)
 		}
 	}
 	return nil

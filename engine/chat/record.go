@@ -78,6 +78,19 @@ type PromptEstimate struct {
 	EachFragment []FragmentTokens `json:"each_fragment,omitempty"`
 }
 
+// SourceSize is the estimated size of one source of a prompt, under its JSON name.
+type SourceSize struct {
+	Name   string
+	Tokens int
+}
+
+// Sources returns the sizes by source, in order (fragments, instructions, reminders,
+// history, user, tools, framing): they add up to Total.
+func (e *PromptEstimate) Sources() [7]SourceSize {
+	return [7]SourceSize{{"fragments", e.Fragments}, {"instructions", e.Instructions}, {"reminders", e.Reminders},
+		{"history", e.History}, {"user", e.User}, {"tools", e.Tools}, {"framing", e.Framing}}
+}
+
 // FragmentTokens is the estimated size of one fragment of the system prompt.
 type FragmentTokens struct {
 	Name   string `json:"name"`

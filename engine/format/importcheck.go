@@ -250,12 +250,9 @@ func checkTurnNumbers(t *chat.Turn) error {
 	tokens(jsonpos.Path{"request", "chat_usage"}, &t.Request.ChatUsage)
 	if e := t.Request.Estimate; e != nil {
 		at := jsonpos.Path{"request", "estimate"}
-		for _, f := range []struct {
-			key string
-			n   int
-		}{{"fragments", e.Fragments}, {"instructions", e.Instructions}, {"reminders", e.Reminders}, {"history", e.History},
-			{"user", e.User}, {"tools", e.Tools}, {"framing", e.Framing}, {"total", e.Total}} {
-			list = append(list, number{at.Append(f.key), int64(f.n), maxTokens, "tokens"})
+		sizes := e.Sources()
+		for _, f := range append(sizes[:], chat.SourceSize{Name: "total", Tokens: e.Total}) {
+			list = append(list, number{at.Append(f.Name), int64(f.Tokens), maxTokens, "tokens"})
 		}
 		for i, f := range e.EachFragment {
 			list = append(list, number{at.Append("each_fragment").Append(i).Append("tokens"), int64(f.Tokens), maxTokens, "tokens"})

@@ -33,6 +33,9 @@ type listEncoder struct {
 	mu sync.Mutex // one list at a time: each is compared with the one before
 	// enc reuses the JSON of the decisions the turn before made the same way.
 	enc dec.Encoder
+	// prepared is closed once the list before is prepared: lists are prepared in the
+	// order of their turns, also when a turn is planned while the one before commits.
+	prepared chan struct{}
 }
 
 // start encodes ds, and returns the function that waits for its JSON to be prepared for
@@ -47,8 +50,15 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 		return func() json.RawMessage { return raw }
 	}
 	done := make(chan struct{})
+	l.mu.Lock()
+	before := l.prepared
+	l.prepared = done
+	l.mu.Unlock()
 	go func() {
 		defer close(done)
+		if before != nil {
+			<-before
+		}
 		p.PrepareDecisions(raw)
 	}()
 	return func() json.RawMessage {

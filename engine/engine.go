@@ -96,7 +96,9 @@ type Options struct {
 	Params Params
 	// Now is the clock for turns without an explicit time; nil is time.Now.
 	Now func() time.Time
-	// NewID makes message, turn and tool-call ids; nil makes UUIDv7s.
+	// NewID makes message, turn and tool-call ids; nil makes UUIDv7s. Like Now, it may be
+	// called from another goroutine than the Send that asked (a turn planned while the one
+	// before commits: WithNext), and must be safe for concurrent use.
 	NewID func() string
 	// MaxToolSteps bounds the tool loop of a live model (default 8).
 	MaxToolSteps int

@@ -78,6 +78,7 @@ type SendOption func(*sendConfig)
 
 type sendConfig struct {
 	emit func(Event)
+	next *UserInput // see WithNext
 }
 
 // WithEvents delivers the turn's events to emit (nil delivers none).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,10 +33,16 @@ func parseFile(tb testing.TB, src string) *ctxfile.File {
 	return f
 }
 
-// counter is a deterministic id source: id-0001, id-0002, …
-type counter struct{ n int }
+// counter is a deterministic id source: id-0001, id-0002, … Like any Options.NewID it is
+// safe for concurrent use.
+type counter struct {
+	mu sync.Mutex
+	n  int
+}
 
 func (c *counter) next() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.n++
 	return fmt.Sprintf("id-%04d", c.n)
 }

@@ -171,7 +171,10 @@ func (e *Engine) priced(t *chat.Turn) *float64 {
 //
 // opts may deliver the turn's events (WithEvents).
 func (s *Session) Send(ctx context.Context, in UserInput, r Replier, opts ...SendOption) (*TurnResult, error) {
-	p := s.planToSend(in)
+	p := s.takeAhead(in)
+	if p == nil {
+		p = s.planToSend(in)
+	}
 	return s.finish(ctx, p, r, nil, false, sendOptions(opts))
 }
 
@@ -210,7 +213,12 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 	}
 	// A cancelled turn is still saved (its reply marked interrupted): commit past ctx.
 	ctx = context.WithoutCancel(ctx)
-	err = s.commitTurn(ctx, &commit, decisions)
+	applied := false
+	if cfg.next != nil {
+		applied, err = s.commitPlanningNext(ctx, &commit, decisions, res, *cfg.next)
+	} else {
+		err = s.commitTurn(ctx, &commit, decisions)
+	}
 	res.Turn.Decisions = commit.Turns[0].Decisions
 	if errors.Is(err, chat.ErrConflict) {
 		err = s.saveAside(ctx, &commit, res)
@@ -220,21 +228,9 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		emit(EventFailed{Err: err})
 		return nil, err
 	}
-	if s.draft && commit.NewChat != nil {
-		s.chat.Title = commit.NewChat.Title
+	if !applied {
+		s.apply(&commit, res)
 	}
-	s.draft = false
-	for i := range msgs {
-		m := msgs[i]
-		s.view.append(&m)
-	}
-	t := res.Turn
-	// The view keeps turns without their decisions (see Turns), as a branch loads them:
-	// a chat of thousands of turns does not hold a hundred KB of JSON for each.
-	t.Decisions = nil
-	s.view.addTurn(&t)
-	s.usage = s.usage.Add(t.Counted())
-	s.chat.UpdatedAt = res.Assistant.CreatedAt
 	emit(EventSaved{Result: res, Err: out.Err})
 	return res, out.Err
 }

@@ -23,6 +23,8 @@ type Session struct {
 	views []*branchView
 	// draft marks a chat not saved yet: its first committed step creates it.
 	draft bool
+	// ahead is the plan of the next turn, made while the turn before committed (WithNext).
+	ahead *plannedAhead
 }
 
 // maxViews bounds the branches a session keeps in memory.

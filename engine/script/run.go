@@ -89,7 +89,11 @@ func (r *Runner) Run(ctx context.Context, s *Script) (*engine.Session, error) {
 	for i := range s.Steps {
 		st := &s.Steps[i]
 		r.checkClock(s, sess, st)
-		if err := r.step(ctx, sess, st); err != nil {
+		var next *Step
+		if i+1 < len(s.Steps) {
+			next = &s.Steps[i+1]
+		}
+		if err := r.step(ctx, sess, st, next); err != nil {
 			if errors.Is(err, chat.ErrNotFound) || errors.Is(err, chat.ErrInvalid) {
 				return sess, diag.Errorf(s.Path, st.Line, st.Col, "%s: %v", st.Kind, err)
 			}
@@ -141,15 +145,25 @@ func (r *Runner) replier(st *Step) engine.Replier {
 	return sc
 }
 
-func (r *Runner) step(ctx context.Context, sess *engine.Session, st *Step) error {
+// input is the user input a turn or edit step sends.
+func input(st *Step) engine.UserInput {
+	return engine.UserInput{Text: st.User, At: st.At, Locale: st.Locale}
+}
+
+// step plays st; next is the step after it (nil for the last): a turn that follows a
+// turn is planned while the one before it commits (engine.WithNext).
+func (r *Runner) step(ctx context.Context, sess *engine.Session, st, next *Step) error {
 	rep := r.replier(st)
 	if rep == nil && (st.Kind == StepTurn || st.Kind == StepEdit || st.Kind == StepRegenerate) {
 		return errors.New("no scripted reply and no model configured")
 	}
-	in := engine.UserInput{Text: st.User, At: st.At, Locale: st.Locale}
+	in := input(st)
 	var opts []engine.SendOption
 	if r.OnEvent != nil {
 		opts = append(opts, engine.WithEvents(func(ev engine.Event) { r.OnEvent(st, sess.Chat().ID, ev) }))
+	}
+	if next != nil && next.Kind == StepTurn {
+		opts = append(opts, engine.WithNext(input(next)))
 	}
 	var res *engine.TurnResult
 	var err error

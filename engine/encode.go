@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"sync/atomic"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	dec "github.com/ctxlab/ctxlab/engine/decision"
@@ -42,7 +43,8 @@ type listEncoder struct {
 // the commit by a store that is a DecisionPreparer, on another goroutine meanwhile.
 // Encoding takes about a third of the time preparing does: done here, it leaves the
 // other goroutine no longer than the work the turn does until its commit writes the
-// list (rendering, the reply, the rest of the step).
+// list (rendering, the reply, the rest of the step). A commit that needs the list before
+// that goroutine began (both cores were busy) prepares it itself rather than wait.
 func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 	raw := l.json(ds)
 	p, ok := st.(DecisionPreparer)
@@ -54,14 +56,23 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 	before := l.prepared
 	l.prepared = done
 	l.mu.Unlock()
-	go func() {
+	var taken atomic.Bool // by the goroutine or by the commit, whichever comes first
+	prepare := func() {
 		defer close(done)
 		if before != nil {
-			<-before
+			<-before // lists are prepared in the order of their turns
 		}
 		p.PrepareDecisions(raw)
+	}
+	go func() {
+		if taken.CompareAndSwap(false, true) {
+			prepare()
+		}
 	}()
 	return func() json.RawMessage {
+		if taken.CompareAndSwap(false, true) {
+			prepare()
+		}
 		<-done
 		return raw
 	}

@@ -73,3 +73,34 @@ func TestDecisionsEncodedAhead(t *testing.T) {
 		})
 	}
 }
+
+// TestListsPreparedOnceInOrder checks that each list is prepared exactly once and in the
+// order of the turns, whether its goroutine or the commit that needs it gets to it first
+// (the commit does it itself when both cores were busy).
+func TestListsPreparedOnceInOrder(t *testing.T) {
+	ls := &lateStore{MemStore: NewMemStore(nil)}
+	var l listEncoder
+	var want []string
+	for i := range 300 {
+		ds := []Decision{{ID: fmt.Sprintf("r%d", i)}}
+		list := l.start(ds, ls)
+		want = append(want, string(marshalDecisions(ds)))
+		if i%3 != 0 { // the others are left to their goroutines until the next turn's
+			if got := string(list()); got != want[i] {
+				t.Fatalf("list %d: got %s, want %s", i, got, want[i])
+			}
+		}
+	}
+	l.start(nil, ls)() // the last turn's list waits for every one before it
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	got := ls.prepared[:len(ls.prepared)-1]
+	if len(got) != len(want) {
+		t.Fatalf("prepared %d lists, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("list %d prepared as %s, want %s (out of order or twice)", i, got[i], want[i])
+		}
+	}
+}

@@ -39,18 +39,19 @@ type listEncoder struct {
 	prepared chan struct{}
 }
 
-// start encodes ds, and returns the function that waits for its JSON to be prepared for
-// the commit by a store that is a DecisionPreparer, on another goroutine meanwhile.
-// Encoding takes about a third of the time preparing does: done here, it leaves the
-// other goroutine no longer than the work the turn does until its commit writes the
-// list (rendering, the reply, the rest of the step). A commit that needs the list before
-// that goroutine began (both cores were busy) prepares it itself rather than wait.
+// start returns the function that gives the JSON of ds. For a store that is a
+// DecisionPreparer, ds is encoded and prepared for the commit on another goroutine while
+// the turn is rendered, answered and its other records written (or, for a turn planned
+// ahead, while the turn before commits); a commit that needs the list before that
+// goroutine began (both cores were busy) encodes and prepares it itself rather than wait.
+// ds must not change after the call.
 func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
-	raw := l.json(ds)
 	p, ok := st.(DecisionPreparer)
 	if !ok {
+		raw := l.json(ds)
 		return func() json.RawMessage { return raw }
 	}
+	var raw json.RawMessage
 	done := make(chan struct{})
 	l.mu.Lock()
 	before := l.prepared
@@ -60,8 +61,9 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 	prepare := func() {
 		defer close(done)
 		if before != nil {
-			<-before // lists are prepared in the order of their turns
+			<-before // lists are encoded and prepared in the order of their turns
 		}
+		raw = l.json(ds)
 		p.PrepareDecisions(raw)
 	}
 	go func() {

@@ -261,7 +261,7 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		return nil, err
 	}
 	res := &ScriptResult{DBPath: w.DBPath()}
-	runner := script.Runner{Engine: eng, Model: LiveModel(settings), OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice}
+	runner := script.Runner{Engine: eng, Model: LiveModel(settings), PlanAhead: true, OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
 		if usd := tr.CostUSD(); usd != nil {
 			res.RunCost += *usd

@@ -69,6 +69,10 @@ type Runner struct {
 	// OnEvent, when not nil, receives the events of each turn as it runs (engine.Event),
 	// with the id of the script's chat.
 	OnEvent func(st *Step, chatID string, ev engine.Event)
+	// PlanAhead plans each turn that follows a turn while the one before it commits
+	// (engine.WithNext): the other core's work with a database file, whose commits take
+	// most of a turn; nothing gained with a store in memory.
+	PlanAhead bool
 	// OnNotice, when not nil, receives what a user may not expect, as a line to show
 	// (nothing of it goes into the traces): a script continuing a saved chat (st nil), a
 	// step whose clock is earlier than the user message before it on its branch.
@@ -150,8 +154,8 @@ func input(st *Step) engine.UserInput {
 	return engine.UserInput{Text: st.User, At: st.At, Locale: st.Locale}
 }
 
-// step plays st; next is the step after it (nil for the last): a turn that follows a
-// turn is planned while the one before it commits (engine.WithNext).
+// step plays st; next is the step after it (nil for the last): with PlanAhead, a turn
+// that follows a turn is planned while the one before it commits.
 func (r *Runner) step(ctx context.Context, sess *engine.Session, st, next *Step) error {
 	rep := r.replier(st)
 	if rep == nil && (st.Kind == StepTurn || st.Kind == StepEdit || st.Kind == StepRegenerate) {
@@ -162,7 +166,7 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st, next *Step)
 	if r.OnEvent != nil {
 		opts = append(opts, engine.WithEvents(func(ev engine.Event) { r.OnEvent(st, sess.Chat().ID, ev) }))
 	}
-	if next != nil && next.Kind == StepTurn {
+	if r.PlanAhead && next != nil && next.Kind == StepTurn {
 		opts = append(opts, engine.WithNext(input(next)))
 	}
 	var res *engine.TurnResult

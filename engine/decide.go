@@ -84,10 +84,10 @@ func (t *turnEval) reminder(i int, r *ctxfile.Reminder, d *Decision) {
 	}
 }
 
-// gateReminder decides reminder i of the file into d (written in place: a decision is
-// large, and 200 reminders are decided every turn).
+// gateReminder decides reminder i of the file into d, a zero Decision (written in place,
+// field by field: a decision is large, and 200 reminders are decided every turn).
 func (t *turnEval) gateReminder(i int, r *ctxfile.Reminder, d *Decision) {
-	*d = Decision{ID: r.ID, Source: SourceReminder, Placement: r.Placement, Tier: r.Tier, Text: r.Text}
+	d.ID, d.Source, d.Placement, d.Tier, d.Text = r.ID, SourceReminder, r.Placement, r.Tier, r.Text
 	if !r.Enabled {
 		d.Reason, d.Detail = ReasonDisabled, "enabled: false"
 		return

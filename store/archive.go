@@ -113,6 +113,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	set := d.prepared(ctx)
 	added := newPieces{}
 	indexed := int64(-1)
+	var docs map[int64]searchDoc
 	err = d.write(ctx, func(tx *sql.Tx) error {
 		clear(added)
 		st := &txStmts{tx: tx, set: set}
@@ -124,9 +125,10 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 		if err := w.insertAll(ctx, a.Messages); err != nil {
 			return err
 		}
+		docs = w.docs
 		if w.lastPK > 0 {
 			var err error
-			if indexed, err = d.indexIfBehind(ctx, tx, w.lastPK); err != nil {
+			if indexed, err = d.indexIfBehind(ctx, tx, &w); err != nil {
 				return err
 			}
 		}
@@ -157,6 +159,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 	})
 	if err == nil {
 		d.pieces.learn(added)
+		d.fts.keep(docs)
 		d.fts.saw(indexed)
 	}
 	return err

@@ -195,6 +195,7 @@ func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMess
 	set := d.prepared(ctx)
 	added := newPieces{}
 	indexed := int64(-1)
+	var docs map[int64]searchDoc
 	err := d.write(ctx, func(tx *sql.Tx) error {
 		clear(added) // a retried transaction starts again
 		if newChat != nil {
@@ -202,19 +203,21 @@ func (d *DB) commit(ctx context.Context, c chat.Commit, late func() json.RawMess
 				return err
 			}
 		}
-		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed)
+		return d.commitTx(ctx, &txStmts{tx: tx, set: set}, &c, turns, added, usage, at, &indexed, &docs)
 	})
 	if err == nil {
 		d.pieces.learn(added)
+		d.fts.keep(docs)
 		d.fts.saw(indexed)
 	}
 	return err
 }
 
 // commitTx writes c in the transaction of st. indexed is set to the search index's
-// indexed_pk when the transaction reads or moves it (fts.go).
+// indexed_pk when the transaction reads or moves it, docs to the search texts of the
+// messages it writes (fts.go).
 func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []encodedTurn, added newPieces, usage chat.Usage,
-	at time.Time, indexed *int64) error {
+	at time.Time, indexed *int64, docs *map[int64]searchDoc) error {
 	tx := st.tx
 	var headInfo *msgInfo
 	// The head check comes first: a writer that lost the race fails before any insert.
@@ -263,9 +266,10 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 	if err := w.insertAll(ctx, c.Messages); err != nil {
 		return err
 	}
+	*docs = w.docs
 	if w.lastPK > 0 {
 		var err error
-		if *indexed, err = d.indexIfBehind(ctx, tx, w.lastPK); err != nil {
+		if *indexed, err = d.indexIfBehind(ctx, tx, &w); err != nil {
 			return err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -25,20 +26,78 @@ const ftsBatch = 256
 const ftsChunk = 512
 
 // ftsIndexed caches fts_state.indexed_pk as this process last saw it, -1 before it has
-// read it. Commits use it only to decide when to look at the real value.
-// Its zero value is ready: it stores pk+1, so 0 is -1.
-type ftsIndexed struct{ pk1 atomic.Int64 }
+// read it. Commits use it only to decide when to look at the real value. It also keeps
+// the search text of the messages this process committed and the index still waits
+// for, so that indexing them does not decode the JSON it wrote (bounded: the others are
+// read back). Its zero value is ready: it stores pk+1, so 0 is -1.
+type ftsIndexed struct {
+	pk1 atomic.Int64
+
+	mu      sync.Mutex
+	waiting map[int64]searchDoc
+}
+
+// searchDoc is the search text (searchText) of message id of chat chatID.
+type searchDoc struct{ chatID, id, text string }
+
+// maxWaitingDocs bounds the texts kept for the index.
+const maxWaitingDocs = 4 * ftsBatch
+
+// keep notes the search texts of messages a transaction committed.
+func (f *ftsIndexed) keep(docs map[int64]searchDoc) {
+	if len(docs) == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.waiting == nil {
+		f.waiting = make(map[int64]searchDoc)
+	}
+	for pk, d := range docs {
+		if len(f.waiting) >= maxWaitingDocs {
+			return
+		}
+		f.waiting[pk] = d
+	}
+}
+
+// text returns the search text kept for the message at pk, if it is still message id of
+// chat chatID: a pk that now holds another message (another process deleted a chat, and
+// its pks were given again) has no text here.
+func (f *ftsIndexed) text(pk int64, chatID, id string) (string, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.waiting[pk]
+	return d.text, ok && d.chatID == chatID && d.id == id
+}
+
+// indexedTo drops the texts of the messages up to pk, which the index now holds.
+func (f *ftsIndexed) indexedTo(pk int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k := range f.waiting {
+		if k <= pk {
+			delete(f.waiting, k)
+		}
+	}
+}
 
 // seen returns the cached indexed_pk, -1 when unknown.
 func (f *ftsIndexed) seen() int64 { return f.pk1.Load() - 1 }
 
-// forget drops the cached value.
-func (f *ftsIndexed) forget() { f.pk1.Store(0) }
+// forget drops the cached value and the texts kept.
+func (f *ftsIndexed) forget() {
+	f.pk1.Store(0)
+	f.mu.Lock()
+	clear(f.waiting)
+	f.mu.Unlock()
+}
 
 // saw records indexed_pk as a committed transaction left it; -1 leaves the cache as it is.
 func (f *ftsIndexed) saw(pk int64) {
 	if pk >= 0 {
 		f.pk1.Store(pk + 1)
+		f.indexedTo(pk)
 	}
 }
 
@@ -53,7 +112,9 @@ func indexedPK(ctx context.Context, q querier) (int64, error) {
 
 // indexPending writes the full-text rows of the messages waiting for them and moves
 // indexed_pk past them. It returns the new indexed_pk. tx must be a write transaction.
-func indexPending(ctx context.Context, tx querier) (int64, error) {
+// known gives the search text of a message when it is known already (a message this
+// process committed); the others' are read back.
+func indexPending(ctx context.Context, tx querier, known func(pk int64, chatID, id string) (string, bool)) (int64, error) {
 	from, err := indexedPK(ctx, tx)
 	if err != nil {
 		return 0, err
@@ -67,21 +128,27 @@ func indexPending(ctx context.Context, tx querier) (int64, error) {
 	var m chat.Message
 	for {
 		batch = batch[:0]
-		rows, err := tx.QueryContext(ctx, "SELECT pk, parts, reminders FROM messages WHERE pk > ? ORDER BY pk LIMIT ?", last, ftsChunk)
+		rows, err := tx.QueryContext(ctx, "SELECT pk, chat_id, id, parts, reminders FROM messages WHERE pk > ? ORDER BY pk LIMIT ?", last, ftsChunk)
 		if err != nil {
 			return 0, dbErr(ctx, err, "index messages")
 		}
 		n := 0
 		for rows.Next() {
 			var pk int64
-			var parts []byte
-			var reminders sql.RawBytes
-			if err := rows.Scan(&pk, &parts, &reminders); err != nil {
+			var chatID, id string
+			var parts, reminders sql.RawBytes
+			if err := rows.Scan(&pk, &chatID, &id, &parts, &reminders); err != nil {
 				rows.Close()
 				return 0, dbErr(ctx, err, "index messages")
 			}
 			n++
 			last = pk
+			if text, ok := known(pk, chatID, id); ok {
+				if text != "" {
+					batch = append(batch, row{pk, text})
+				}
+				continue
+			}
 			m.Parts, m.Reminders = nil, nil
 			if err := decodeParts(parts, &m.Parts); err != nil {
 				rows.Close()
@@ -133,7 +200,7 @@ func (d *DB) indexForSearch(ctx context.Context) error {
 	}
 	var pk int64
 	err = d.write(ctx, func(tx *sql.Tx) error {
-		pk, err = indexPending(ctx, tx)
+		pk, err = indexPending(ctx, tx, d.fts.text)
 		return err
 	})
 	if err == nil {
@@ -143,9 +210,10 @@ func (d *DB) indexForSearch(ctx context.Context) error {
 }
 
 // indexIfBehind, inside a commit whose last message has pk last, indexes the waiting
-// messages when ftsBatch or more wait. It returns indexed_pk as the transaction leaves
-// it, or -1 when it did not read it.
-func (d *DB) indexIfBehind(ctx context.Context, tx querier, last int64) (int64, error) {
+// messages when ftsBatch or more wait; w wrote the commit's messages. It returns
+// indexed_pk as the transaction leaves it, or -1 when it did not read it.
+func (d *DB) indexIfBehind(ctx context.Context, tx querier, w *msgWriter) (int64, error) {
+	last := w.lastPK
 	if seen := d.fts.seen(); seen >= 0 && last-seen < ftsBatch {
 		return -1, nil
 	}
@@ -153,5 +221,10 @@ func (d *DB) indexIfBehind(ctx context.Context, tx querier, last int64) (int64, 
 	if err != nil || last-pk < ftsBatch {
 		return pk, err
 	}
-	return indexPending(ctx, tx)
+	return indexPending(ctx, tx, func(pk int64, chatID, id string) (string, bool) {
+		if doc, ok := w.docs[pk]; ok && doc.chatID == chatID && doc.id == id {
+			return doc.text, true
+		}
+		return d.fts.text(pk, chatID, id)
+	})
 }

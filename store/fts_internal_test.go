@@ -107,3 +107,57 @@ func TestSearchIndexBatches(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSearchTextsKeptAreThoseOfTheRows checks the search texts a process keeps for the
+// messages it committed (fts.go): they are what the index gets, and a pk that another
+// process gave again to another message (after deleting the chat) gets that message's
+// text, read back, not the one kept.
+func TestSearchTextsKeptAreThoseOfTheRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "fts.db")
+	d1, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d1.Close()
+	d2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d2.Close()
+	found := func(d *DB, word string) []string {
+		t.Helper()
+		l, err := d.ListChats(ctx, ListOptions{Search: word})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, s := range l {
+			ids = append(ids, s.ID)
+		}
+		return ids
+	}
+	ftsTurns(t, d1, "first", "apricot", 3)
+	if _, ok := d1.fts.text(1, "first", "u0"); !ok {
+		t.Fatal("the committing process kept no search text for its first message")
+	}
+	if err := d2.DeleteChat(ctx, "first"); err != nil {
+		t.Fatal(err)
+	}
+	ftsTurns(t, d2, "second", "quince", 3) // the same pks again, other messages
+	if _, ok := d1.fts.text(1, "first", "u0"); !ok {
+		t.Fatal("the kept text went: the test no longer sees a pk given again")
+	}
+	for word, want := range map[string]string{"apricot": "", "quince": "second"} {
+		got := found(d1, word)
+		if (want == "" && len(got) != 0) || (want != "" && (len(got) != 1 || got[0] != want)) {
+			t.Errorf("search %s: got %v, want %q", word, got, want)
+		}
+	}
+	if _, ok := d1.fts.text(1, "first", "u0"); ok {
+		t.Error("a text was kept past its indexing")
+	}
+	if err := d1.Check(ctx); err != nil {
+		t.Error(err)
+	}
+}

@@ -430,6 +430,8 @@ type msgWriter struct {
 	knownID string
 	// lastPK is the pk of the last message inserted, 0 before the first.
 	lastPK int64
+	// docs are the search texts of the messages inserted, by pk (fts.go).
+	docs map[int64]searchDoc
 	// turns are the turns of the transaction and byMsg the one of them whose columns an
 	// assistant message of the transaction holds (turnsByMessage).
 	turns []encodedTurn
@@ -500,6 +502,10 @@ func (w *msgWriter) insert(ctx context.Context, m *chat.Message, parent *msgInfo
 		return info, dbErr(ctx, err, "insert message")
 	}
 	w.lastPK = info.pk
+	if w.docs == nil {
+		w.docs = make(map[int64]searchDoc, 2)
+	}
+	w.docs[info.pk] = searchDoc{chatID: w.chatID, id: m.ID, text: searchText(m)}
 	return info, nil
 }
 

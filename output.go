@@ -419,13 +419,49 @@ func toSecond(at string) string {
 // and in each line the indentation kept, other runs of blanks made one space, trailing
 // blanks dropped (so that what inert removed leaves no gap).
 func tidyText(s string) string {
-	lines := strings.Split(inert.Text(s), "\n")
+	s = inert.Text(s)
+	if tidy(s) { // most texts: one pass, no copy
+		return s
+	}
+	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		body := strings.TrimLeft(l, " \t")
 		indent := l[:len(l)-len(body)]
 		lines[i] = indent + strings.Join(strings.Fields(body), " ")
 	}
 	return strings.Trim(strings.Join(lines, "\n"), "\n")
+}
+
+// tidy reports whether tidyText leaves s, made inert, as it is: ASCII, no blank line at
+// either end, and in each line after its indent no tab or other control character, no
+// run of spaces and no space at the end.
+func tidy(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] == '\n' || s[len(s)-1] == '\n' {
+		return false
+	}
+	indent := true // at the start of a line, in its indent
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			if !indent && s[i-1] == ' ' {
+				return false
+			}
+			indent = true
+		case indent && (c == ' ' || c == '\t'):
+		case c == ' ':
+			if s[i-1] == ' ' {
+				return false
+			}
+		case c < ' ' || c >= 0x7f:
+			return false
+		default:
+			indent = false
+		}
+	}
+	return indent || s[len(s)-1] != ' '
 }
 
 // oneLine flattens s to one line of at most n characters, made inert first so that the

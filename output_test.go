@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -126,4 +127,37 @@ func BenchmarkWriteTurnView(b *testing.B) {
 		writeTurnView(inertWriter{&buf}, &tr, "please deploy the release (turn 42)", "scripted", turnView{})
 	}
 	b.ReportMetric(float64(buf.Len()), "bytes")
+}
+
+// TestTidyFastPath checks that tidyText returns what its line-by-line rewrite gives for
+// every text, those it leaves as they are (tidy) included.
+func TestTidyFastPath(t *testing.T) {
+	slow := func(s string) string {
+		lines := strings.Split(inert.Text(s), "\n")
+		for i, l := range lines {
+			body := strings.TrimLeft(l, " \t")
+			indent := l[:len(l)-len(body)]
+			lines[i] = indent + strings.Join(strings.Fields(body), " ")
+		}
+		return strings.Trim(strings.Join(lines, "\n"), "\n")
+	}
+	pieces := []string{" ", "  ", "\t", "\n", "a", "bc", "\r", "\u00a0", "é", "\x1b[31m", "\v"}
+	r := rand.New(rand.NewPCG(1, 2))
+	fast := 0
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		s := b.String()
+		if tidy(inert.Text(s)) {
+			fast++
+		}
+		if got, want := tidyText(s), slow(s); got != want {
+			t.Fatalf("tidyText(%q) = %q, want %q", s, got, want)
+		}
+	}
+	if fast < 1000 {
+		t.Fatalf("only %d texts took the fast path", fast)
+	}
 }

@@ -135,7 +135,11 @@ func (c *Counter) countShort(s string) int {
 	if ok {
 		return n
 	}
-	if len(s) <= maxSpaceRun {
+	if blocks := tagBlocks(s); len(blocks) > 1 {
+		for _, b := range blocks {
+			n += c.countShort(b)
+		}
+	} else if len(s) <= maxSpaceRun {
 		n = c.countDirect(s)
 	} else {
 		for _, ch := range splitChunks(s, chunkTarget, maxSpaceRun) {
@@ -151,6 +155,27 @@ func (c *Counter) countShort(s string) int {
 	m.mu.Unlock()
 	return n
 }
+
+// tagBlocks cuts s before each line that starts with a tag ("\n<"): a user message with
+// its reminders baked in is its text, then one block a reminder, which come back turn
+// after turn and are counted once through the memo (countShort). A newline followed by
+// '<' is a safe boundary (splitChunks), so the count of s is the sum of its blocks'. It
+// returns s alone when it has no such line, or too many to be worth it.
+func tagBlocks(s string) []string {
+	var out []string
+	for {
+		i := strings.Index(s, "\n<")
+		if i < 0 || len(out) == maxTagBlocks {
+			return append(out, s)
+		}
+		cut := i + 1 // past the newline
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+}
+
+// maxTagBlocks bounds the blocks tagBlocks cuts a text into.
+const maxTagBlocks = 64
 
 // countDirect counts s: with fastCount when it splits s, else in one call of the
 // encoder.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -389,7 +390,7 @@ func TestCountConcurrent(t *testing.T) {
 func FuzzChunksExact(f *testing.F) {
 	for _, s := range []string{
 		"hello world", "a\nb", "a.\n\nB", "x \n\t y\nz", "it's\nI'LL go", "a\n/b", ".\n/x",
-		"foo  bar", "a\r\nb", " \n \n\t\n  \n x", "\r\n \r\n y", "a.\n \n/b", "123\n456", "日本\nx", "a\n\u00a0b", "a\x1c\nb", "\xff\nq", "a 'sb",
+		"foo  bar", "a\r\nb", " \n \n\t\n  \n x", "x\n<a>\n</a>\n<b", "\n<\n<<", "\r\n \r\n y", "a.\n \n/b", "123\n456", "日本\nx", "a\n\u00a0b", "a\x1c\nb", "\xff\nq", "a 'sb",
 		corpus(2000),
 	} {
 		f.Add(s)
@@ -407,6 +408,13 @@ func FuzzChunksExact(f *testing.F) {
 			}
 			if got != want {
 				t.Errorf("%s: chunked count of %q = %d, want %d (chunks %q)", c.Encoding(), s, got, want, chunks)
+			}
+			got = 0
+			for _, b := range tagBlocks(s) {
+				got += c.countDirect(b)
+			}
+			if got != want {
+				t.Errorf("%s: count of %q by tag blocks = %d, want %d (blocks %q)", c.Encoding(), s, got, want, tagBlocks(s))
 			}
 		}
 	})
@@ -500,6 +508,34 @@ func TestCountMemo(t *testing.T) {
 			memos[i].mu.Lock()
 			memos[i].m, memos[i].bytes = nil, 0
 			memos[i].mu.Unlock()
+		}
+	}
+}
+
+// TestTagBlocks checks where tagBlocks cuts, and that counting by blocks (through the
+// memo) gives the count of the whole text.
+func TestTagBlocks(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{""}},
+		{"no tags here", []string{"no tags here"}},
+		{"<a>\n<b>", []string{"<a>\n", "<b>"}},
+		{"hi\n\n<system-reminder>\nX\n</system-reminder>\n\n<system-reminder>\nY\n</system-reminder>",
+			[]string{"hi\n\n", "<system-reminder>\nX\n", "</system-reminder>\n\n", "<system-reminder>\nY\n", "</system-reminder>"}},
+		{"\n<x", []string{"\n", "<x"}},
+		{"a\n<", []string{"a\n", "<"}},
+	} {
+		if got := tagBlocks(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("tagBlocks(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	text := "Why is the timesheet partial again?\n\n<system-reminder>\nKeep answers short.\n</system-reminder>\n\n" +
+		"<system-reminder>\nName the system, 'Postgres'.\n</system-reminder>\n<x>\n/</x>\n<y>"
+	for _, c := range []*Counter{o200k, cl100k} {
+		if got, want := c.Count(text), c.countDirect(text); got != want {
+			t.Errorf("%s: %d tokens by blocks, want %d", c.Encoding(), got, want)
 		}
 	}
 }

@@ -34,6 +34,20 @@ func ftsTurns(t *testing.T, d *DB, id, word string, n int) {
 	}
 }
 
+// searchChats returns the ids of the chats a search for word finds.
+func searchChats(t *testing.T, d *DB, word string) []string {
+	t.Helper()
+	l, err := d.ListChats(context.Background(), ListOptions{Search: word})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, s := range l {
+		ids = append(ids, s.ID)
+	}
+	return ids
+}
+
 // TestSearchIndexBatches checks the search index written in batches (fts.go): a commit
 // leaves its messages waiting until ftsBatch wait, a search finds the waiting ones, and a
 // deleted chat's messages are never found again, even when their pks are given again to
@@ -53,18 +67,7 @@ func TestSearchIndexBatches(t *testing.T) {
 		}
 		return pk
 	}
-	found := func(word string) []string {
-		t.Helper()
-		l, err := d.ListChats(ctx, ListOptions{Search: word})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, s := range l {
-			ids = append(ids, s.ID)
-		}
-		return ids
-	}
+	found := func(word string) []string { return searchChats(t, d, word) }
 
 	ftsTurns(t, d, "few", "lemon", 3)
 	if got := indexed(); got != 0 {
@@ -125,18 +128,6 @@ func TestSearchTextsKeptAreThoseOfTheRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d2.Close()
-	found := func(d *DB, word string) []string {
-		t.Helper()
-		l, err := d.ListChats(ctx, ListOptions{Search: word})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ids []string
-		for _, s := range l {
-			ids = append(ids, s.ID)
-		}
-		return ids
-	}
 	ftsTurns(t, d1, "first", "apricot", 3)
 	if _, ok := d1.fts.text(1, "first", "u0"); !ok {
 		t.Fatal("the committing process kept no search text for its first message")
@@ -149,7 +140,7 @@ func TestSearchTextsKeptAreThoseOfTheRows(t *testing.T) {
 		t.Fatal("the kept text went: the test no longer sees a pk given again")
 	}
 	for word, want := range map[string]string{"apricot": "", "quince": "second"} {
-		got := found(d1, word)
+		got := searchChats(t, d1, word)
 		if (want == "" && len(got) != 0) || (want != "" && (len(got) != 1 || got[0] != want)) {
 			t.Errorf("search %s: got %v, want %q", word, got, want)
 		}

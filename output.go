@@ -64,6 +64,12 @@ func humanOutput(w io.Writer) io.Writer {
 
 // Write writes p made inert and reports all of p written when that succeeds.
 func (iw inertWriter) Write(p []byte) (int, error) {
+	if inert.Clean(p) { // most writes: p as it is, not copied into a string first
+		if _, err := iw.w.Write(p); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	if _, err := io.WriteString(iw.w, inert.Text(string(p))); err != nil {
 		return 0, err
 	}

@@ -91,8 +91,12 @@ func control(r rune) bool {
 	return false
 }
 
+// Clean reports whether Text would return b unchanged: valid UTF-8 without any character
+// Text removes. A writer of bytes checks them so, without making a string of them.
+func Clean(b []byte) bool { return clean(b) }
+
 // clean reports whether s is valid UTF-8 without any character Text removes.
-func clean(s string) bool {
+func clean[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -103,7 +107,8 @@ func clean(s string) bool {
 		case c == 0x7f:
 			return false
 		case c >= 0x80:
-			r, size := utf8.DecodeRuneInString(s[i:])
+			var rb [utf8.UTFMax]byte
+			r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
 			if r == utf8.RuneError && size <= 1 || control(r) {
 				return false
 			}

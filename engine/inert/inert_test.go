@@ -63,6 +63,10 @@ func TestTextDoesNotCopyCleanText(t *testing.T) {
 	if n := testing.AllocsPerRun(10, func() { _ = Text(s) }); n != 0 {
 		t.Errorf("Text allocated %v times on clean text", n)
 	}
+	b := []byte(s)
+	if n := testing.AllocsPerRun(10, func() { _ = Clean(b) }); n != 0 {
+		t.Errorf("Clean allocated %v times", n)
+	}
 }
 
 // FuzzText checks that whatever goes in, nothing that can drive a terminal comes out, and
@@ -84,6 +88,9 @@ func FuzzText(f *testing.F) {
 		}
 		if again := Text(got); again != got {
 			t.Fatalf("Text is not idempotent: %q then %q", got, again)
+		}
+		if Clean([]byte(s)) != (got == s) {
+			t.Fatalf("Clean(%q) = %v, but Text gives %q", s, Clean([]byte(s)), got)
 		}
 	})
 }

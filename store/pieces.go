@@ -220,11 +220,15 @@ func (a newPieces) id(ctx context.Context, st *txStmts, s []byte) (int64, error)
 		return 0, dbErr(ctx, err, "store a piece of decisions")
 	}
 	var id int64
-	err = ins.QueryRowContext(ctx, text).Scan(&id)
-	if err == sql.ErrNoRows {
-		var sel *sql.Stmt
-		if sel, err = st.stmt(ctx, sPieceID); err == nil {
-			err = sel.QueryRowContext(ctx, text).Scan(&id)
+	res, err := ins.ExecContext(ctx, text)
+	if err == nil {
+		if n, _ := res.RowsAffected(); n == 1 {
+			id, err = res.LastInsertId()
+		} else { // another process stored it meanwhile
+			var sel *sql.Stmt
+			if sel, err = st.stmt(ctx, sPieceID); err == nil {
+				err = sel.QueryRowContext(ctx, text).Scan(&id)
+			}
 		}
 	}
 	if err != nil {

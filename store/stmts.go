@@ -26,7 +26,7 @@ const (
 			ttft_ns, latency_ns, finish_reason, error)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsDecisions = "INSERT INTO turn_decisions (turn_pk, decisions) VALUES (?, ?)"
-	qInsPiece     = "INSERT INTO json_pieces (text) VALUES (?) ON CONFLICT (text) DO NOTHING RETURNING id"
+	qInsPiece     = "INSERT INTO json_pieces (text) VALUES (?) ON CONFLICT (text) DO NOTHING"
 	qPieceID      = "SELECT id FROM json_pieces WHERE text = ?"
 	qMoveHead     = "UPDATE branches SET head = ? WHERE chat_id = ? AND name = ? AND head IS ?"
 	qUpdateChat   = `UPDATE chats SET updated_at = ?1, message_count = message_count + ?2,

@@ -127,3 +127,49 @@ func TestCheckFindsMissingPieces(t *testing.T) {
 		t.Errorf("TurnDecisions after deleting a piece: %v", err)
 	}
 }
+
+// TestStableElementsPackWhole checks that an element which is the same bytes in three
+// lists running is planned as one piece, then referred to as one: a reminder that decides
+// the same way for the same reason costs one reference a turn. An element that changes
+// stays cut at its long strings.
+func TestStableElementsPackWhole(t *testing.T) {
+	stable := `{"id":"r1","fired":false,"reason":"predicate-false","trace":{"expr":"contentIncludes(['deploy'])","why":"no term found in the message"}}`
+	changing := func(n int) string {
+		return fmt.Sprintf(`{"id":"r2","fired":true,"reason":"fired","trace":{"expr":"everyNTurns(1)","why":"turn %d %% 1 == 0, every turn"}}`, n)
+	}
+	var c pieceCache
+	var plan *packPlan
+	for n := 1; n <= 4; n++ {
+		raw := []byte("[" + stable + "," + changing(n) + "]")
+		var ok bool
+		if plan, ok = c.planList(raw); !ok || plan == nil && n > 1 {
+			t.Fatalf("list %d: not planned", n)
+		}
+		if plan == nil { // the first list: nothing known, nothing seen twice
+			continue
+		}
+		added := newPieces{}
+		for _, seg := range plan.segs {
+			if text := string(raw[seg.start:seg.end]); seg.id < 0 && added[text] == 0 {
+				added[text] = int64(len(c.ids) + len(added) + 1)
+			}
+		}
+		c.learn(added)
+		first := plan.segs[1] // after the '['
+		whole := first.end-first.start == len(stable)
+		if want := n >= 3; whole != want {
+			t.Errorf("list %d: stable element planned whole = %v, want %v (its first piece %q)", n, whole, want, raw[first.start:first.end])
+		}
+		if n == 4 && first.id <= 0 {
+			t.Errorf("list 4: the stable element is not a reference to its piece (id %d)", first.id)
+		}
+		for _, seg := range plan.segs {
+			if seg.end-seg.start > len(stable) {
+				t.Errorf("list %d: a piece spans more than an element: %q", n, raw[seg.start:seg.end])
+			}
+		}
+	}
+	if got := string(plan.raw[plan.segs[len(plan.segs)-2].start:plan.segs[len(plan.segs)-2].end]); got == changing(4) {
+		t.Errorf("the changing element was planned whole: %q", got)
+	}
+}

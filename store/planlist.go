@@ -17,11 +17,13 @@ import (
 
 // listElem is an element of the list planned last by planList: its bounds in prevRaw,
 // its pieces (all of them in prevAll[allFrom:allTo]; those of at least minPiece bytes in
-// prev[nextFrom:nextTo]).
+// prev[nextFrom:nextTo]), and whether it was the same bytes as the element in its place in
+// the list before.
 type listElem struct {
 	start, end       int
 	allFrom, allTo   int
 	nextFrom, nextTo int
+	same             bool
 }
 
 // listPlanner plans one list for planList.
@@ -91,13 +93,18 @@ func (l *listPlanner) walk() bool {
 			pe := prevElems[i]
 			end := pos + pe.end - pe.start
 			same = end < len(raw) && (raw[end] == ',' || raw[end] == ']') && string(raw[pos:end]) == string(prevRaw[pe.start:pe.end])
-			if same {
+			switch {
+			case same && pe.same && pe.allTo-pe.allFrom > 1 && end-pos >= minPiece:
+				l.whole(pos, end, pe)
+				pos = end
+			case same:
 				l.reuse(pos, pe)
 				pos = end
-			} else {
+			default:
 				l.j = pe.nextFrom
 			}
 		}
+		e.same = same
 		if !same {
 			l.cuts = l.cuts[:0]
 			end, valid, compact := chat.ScanJSONValue(raw, pos, stringCuts(&l.cuts))
@@ -158,6 +165,18 @@ func (l *listPlanner) fresh(from, to int) {
 	if from < to {
 		add(from, to)
 	}
+}
+
+// whole plans the element raw[start:end], the same bytes in the last three lists, as one
+// piece: a reminder that decides the same way for the same reason turn after turn is one
+// reference, not one a piece of it. The element before was pe, planned in pieces.
+func (l *listPlanner) whole(start, end int, pe listElem) {
+	seg := packSeg{start: start, end: end, id: -1}
+	if id, ok := l.c.ids[string(l.raw[start:end])]; ok {
+		seg.id = id
+	}
+	l.push(seg)
+	l.j = pe.nextTo
 }
 
 // reuse plans the element at start, the same bytes as pe of the list before, with the

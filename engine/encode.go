@@ -28,8 +28,7 @@ type LateCommitter interface {
 
 // listEncoder encodes the decision list of each turn of a chat for its record. The list
 // is known once the turn's decisions are made, before its request is even rendered: it is
-// encoded then, and prepared for the commit on another goroutine while the turn is
-// rendered, answered and its other records written.
+// encoded and prepared for the commit on another goroutine from then on (start).
 type listEncoder struct {
 	mu sync.Mutex // one list at a time: each is compared with the one before
 	// enc reuses the JSON of the decisions the turn before made the same way.

@@ -12,8 +12,9 @@ import (
 // each) are the very same bytes as the element in the same place of the list before: the
 // reminders that decided the same way for the same reason. planList plans such an
 // element as the list before was planned, without scanning or comparing its pieces again:
-// its bytes were checked then, and its pieces found. Only the other elements are scanned
-// and their pieces matched.
+// its bytes were checked then, and its pieces found. An element that is the same bytes a
+// third time running becomes one piece (whole), then one reference a list. Only the other
+// elements are scanned and their pieces matched.
 
 // listElem is an element of the list planned last by planList: its bounds in prevRaw,
 // its pieces (all of them in prevAll[allFrom:allTo]; those of at least minPiece bytes in

@@ -41,11 +41,7 @@ func bigDecisions(n int) json.RawMessage {
 }
 
 func BenchmarkCommitTurn(b *testing.B) {
-	db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(b)
 	cb := newChat(b, db, "bench")
 	cb.decisions = bigDecisions(200)
 	head := ""
@@ -310,11 +306,7 @@ func BenchmarkExport10k(b *testing.B) {
 
 func BenchmarkImport10k(b *testing.B) {
 	e := bigChat(10_000)
-	db, err := store.Open(filepath.Join(b.TempDir(), "imp.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(b)
 	i := 0
 	for b.Loop() {
 		i++
@@ -356,11 +348,7 @@ func BenchmarkPathTurnsLight10k(b *testing.B) {
 // index on updated_at (migration 0007) both sort the chats table, and only the chats
 // returned have their branches read.
 func BenchmarkListChats1000(b *testing.B) {
-	db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(b)
 	for i := range 1000 {
 		at := t0.Add(time.Duration(i*7919%1000) * time.Minute)
 		if err := db.CreateChat(ctx, chat.Chat{ID: fmt.Sprintf("chat-%d", i), Title: "a chat", CreatedAt: at, UpdatedAt: at}); err != nil {
@@ -390,11 +378,7 @@ func halfChangingDecisions(n, reminders int) json.RawMessage {
 // not change taken from the list before), then the commit that writes it late
 // (CommitLate). prepare-µs and commit-µs are medians.
 func BenchmarkPrepareDecisions(b *testing.B) {
-	db, err := store.Open(filepath.Join(b.TempDir(), "bench.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := openFile(b)
 	cb := newChat(b, db, "bench")
 	head := ""
 	var prep, commit []time.Duration

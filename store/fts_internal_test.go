@@ -54,11 +54,7 @@ func searchChats(t *testing.T, d *DB, word string) []string {
 // messages not indexed yet.
 func TestSearchIndexBatches(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(filepath.Join(t.TempDir(), "fts.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openTemp(t)
 	indexed := func() int64 {
 		t.Helper()
 		pk, err := indexedPK(ctx, d.db)

@@ -73,11 +73,7 @@ func schemaOf(t *testing.T, d *DB) []string {
 
 func TestMigrationsFromEveryVersion(t *testing.T) {
 	ctx := context.Background()
-	fresh, err := Open(filepath.Join(t.TempDir(), "fresh.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fresh.Close()
+	fresh := openTemp(t)
 	want := schemaOf(t, fresh)
 	if len(migrationFixtures) == 0 || migrationFixtures[len(migrationFixtures)-1].version != SchemaVersion() {
 		t.Errorf("the last fixture is not of the current version %d: add one", SchemaVersion())

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -97,11 +96,7 @@ func TestPreparedCommitsStoreTheSame(t *testing.T) {
 	var want []string
 	for _, w := range commitWays {
 		t.Run(w.name, func(t *testing.T) {
-			d, err := Open(filepath.Join(t.TempDir(), "p.db"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer d.Close()
+			d := openTemp(t)
 			got := commitListsWay(t, d, "c", lists, w.commit)
 			if want == nil {
 				want = got
@@ -126,11 +121,7 @@ func TestPreparedCommitsStoreTheSame(t *testing.T) {
 // refused with ErrInvalid, nothing written, whether prepared, given late, or both.
 func TestPreparedListChangedOrInvalid(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openTemp(t)
 	lists := changingLists(3)
 	commitListsWay(t, d, "c", lists[:2], commitWays[1].commit)
 
@@ -223,11 +214,7 @@ func TestPlanListCoversTheList(t *testing.T) {
 // by it, that a list which is not valid, compact JSON is not prepared, and that the lists
 // never committed are forgotten past maxPrepared.
 func TestPreparedListIsTaken(t *testing.T) {
-	d, err := Open(filepath.Join(t.TempDir(), "p.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openTemp(t)
 	pending := func() int {
 		d.ahead.mu.Lock()
 		defer d.ahead.mu.Unlock()

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 // it, and by an update when the turn comes after its message.
 func TestTurnColumnsOnMessages(t *testing.T) {
 	ctx := context.Background()
-	d, err := Open(filepath.Join(t.TempDir(), "turns.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	d := openTemp(t)
 	at := time.Date(2026, 3, 27, 9, 0, 0, 0, time.UTC)
 	msg := func(id, parent string, role chat.Role) chat.Message {
 		return chat.Message{ID: id, ParentID: parent, Role: role, Parts: []chat.Part{chat.TextPart(id)}, CreatedAt: at}

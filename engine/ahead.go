@@ -50,12 +50,11 @@ func (st *sessionState) same(s *Session) bool {
 	return st.view == s.view && st.head == s.view.head
 }
 
-// restore puts the session back in state st, taken before a turn was applied to it.
+// restore puts the session back in state st, taken before a turn was applied to it: the
+// view's first st.n messages, its fired counts rebuilt from the turns on them.
 func (s *Session) restore(st sessionState) {
 	s.chat, s.usage, s.draft = st.chat, st.usage, st.draft
-	if st.view != s.view || st.n != len(st.view.path) {
-		s.setView(st.view.prefix(st.view.name, st.n))
-	}
+	s.setView(st.view.prefix(st.view.name, st.n))
 }
 
 // takeAhead returns the plan made ahead for in, or nil when there is none or the session

@@ -363,9 +363,10 @@ func testKillDuringRun(t *testing.T, bin string, env []string) {
 				t.Errorf("run %d, killed after %v: a turn reported as saved (assistant %s) is not in the database", i, delay, id)
 			}
 		}
-		// A turn is printed right after its commit: at most one is saved but unreported.
+		// A turn is printed while the next one commits (outQueue): at most two are saved
+		// but unreported.
 		added := got - saved
-		if added < len(printed) || added > len(printed)+1 || (!killed && added != perRun) {
+		if added < len(printed) || added > len(printed)+2 || (!killed && added != perRun) {
 			t.Errorf("run %d, killed=%v after %v: %d turns added, %d reported", i, killed, delay, added, len(printed))
 		}
 		t.Logf("run %d: killed=%v after %v, %d turns added (checked in %v)", i, killed, delay.Round(time.Millisecond), added, checked.Round(time.Millisecond))

@@ -50,32 +50,45 @@ func (a *app) runCommand() *cobra.Command {
 				stream = newTurnStream(a.stdout, a.view(showMessages))
 				run.OnEvent = stream.event
 			}
+			// Into a file or a pipe, the turns' blocks are formatted and written on a
+			// goroutine of their own, while the next turn commits; each block and notice
+			// in its place. A turn's trace, script step and view are not changed after
+			// the turn: the queue reads them later.
+			out := newOutQueue(stream == nil)
+			defer out.wait()
 			// Each turn's block is written whole, in one write: it is built in turnOut,
 			// made inert as writeTurnView writes it.
 			var turnOut bytes.Buffer
+			view := a.view(showMessages)
 			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
 				t := res.Trace(res.Turn.ChatID)
 				switch {
 				case asJSON:
-					_ = writeJSONLine(a.stdout, t)
+					out.do(func() { _ = writeJSONLine(a.stdout, t) })
 				case stream != nil:
 					stream.turn(st, &t, res.PlannedOn)
 				default:
-					turnOut.Reset()
-					if res.PlannedOn != "" {
-						fmt.Fprintf(&turnOut, "── another writer wrote to %s meanwhile: saved on %s\n", res.PlannedOn, res.Turn.Branch)
-					}
-					writeTurnView(inertWriter{&turnOut}, &t, stepUser(st), stepSource(st, t.Request.Model), a.view(showMessages))
-					_, _ = a.stdout.Write(turnOut.Bytes())
+					savedOn := res.Turn.Branch
+					out.do(func() {
+						turnOut.Reset()
+						if t.PlannedOn != "" {
+							fmt.Fprintf(&turnOut, "── another writer wrote to %s meanwhile: saved on %s\n", t.PlannedOn, savedOn)
+						}
+						writeTurnView(inertWriter{&turnOut}, &t, stepUser(st), stepSource(st, t.Request.Model), view)
+						_, _ = a.stdout.Write(turnOut.Bytes())
+					})
 				}
 			}
-			run.OnNotice = func(_ *script.Step, msg string) { fmt.Fprintln(humanOutput(a.stderr), msg) }
+			run.OnNotice = func(_ *script.Step, msg string) {
+				out.do(func() { fmt.Fprintln(humanOutput(a.stderr), msg) })
+			}
 			run.OnStep = func(_ *script.Step, what string) {
 				if !asJSON {
-					fmt.Fprintf(a.stdout, "── %s\n", what)
+					out.do(func() { fmt.Fprintf(a.stdout, "── %s\n", what) })
 				}
 			}
 			res, err := ctxapp.RunScript(cmd.Context(), a.options(), run)
+			out.wait()
 			if err != nil {
 				return err
 			}

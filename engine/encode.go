@@ -18,6 +18,13 @@ type DecisionPreparer interface {
 	PrepareDecisions(list json.RawMessage)
 }
 
+// ListPreparer is a DecisionPreparer that can take a decision list as the engine encoded
+// it (store.DB can): PrepareList is PrepareDecisions(l.JSON), trusting what l says of
+// its JSON instead of scanning it again.
+type ListPreparer interface {
+	PrepareList(l *chat.EncodedList)
+}
+
 // LateCommitter is a Store whose commit can take the decision list of a step's turn once
 // its transaction runs (store.DB can): CommitLate is Commit of c with the list of
 // c.Turns[0] given by list, called once, in the transaction. The engine commits each turn
@@ -62,8 +69,13 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 		if before != nil {
 			<-before // lists are encoded and prepared in the order of their turns
 		}
-		raw = l.json(ds)
-		p.PrepareDecisions(raw)
+		list := l.list(ds)
+		raw = list.JSON
+		if lp, ok := p.(ListPreparer); ok {
+			lp.PrepareList(list)
+		} else {
+			p.PrepareDecisions(raw)
+		}
 	}
 	go func() {
 		if taken.CompareAndSwap(false, true) {
@@ -80,10 +92,13 @@ func (l *listEncoder) start(ds []Decision, st Store) func() json.RawMessage {
 }
 
 // json returns the JSON of ds.
-func (l *listEncoder) json(ds []Decision) json.RawMessage {
+func (l *listEncoder) json(ds []Decision) json.RawMessage { return l.list(ds).JSON }
+
+// list returns ds encoded.
+func (l *listEncoder) list(ds []Decision) *dec.List {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.enc.Encode(ds)
+	return l.enc.EncodeList(ds)
 }
 
 // encoder returns the session's list encoder, made on first use.

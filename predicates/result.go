@@ -36,25 +36,43 @@ func (r Result) MarshalJSON() ([]byte, error) {
 
 // AppendJSON appends the result tree as JSON to dst (what MarshalJSON writes). Decisions
 // are encoded on every turn, so this avoids encoding/json's reflection and re-validation.
-func (r *Result) AppendJSON(dst []byte) []byte {
-	dst = append(dst, '{')
-	dst = chat.AppendJSONField(dst, "expr")
-	dst = appendExprJSON(dst, r.Expr)
-	dst = chat.AppendJSONField(dst, "value")
-	dst = chat.AppendJSONBool(dst, r.Value)
-	dst = chat.AppendJSONField(dst, "why")
-	dst = chat.AppendJSONString(dst, r.Why)
-	if r.Error != "" {
-		dst = chat.AppendJSONField(dst, "error")
-		dst = chat.AppendJSONString(dst, r.Error)
+func (r *Result) AppendJSON(dst []byte) []byte { return r.AppendJSONStrings(dst, nil) }
+
+// AppendJSONStrings is AppendJSON that also calls str, unless nil, with the bounds in dst
+// of each JSON string it writes, keys and values, quotes included, in order: the strings
+// chat.ScanJSONValue would report of what it appends.
+func (r *Result) AppendJSONStrings(dst []byte, str func(start, end int)) []byte {
+	key := func(k string) {
+		dst = chat.AppendJSONField(dst, k)
+		if str != nil {
+			str(len(dst)-len(k)-3, len(dst)-1) // "k":
+		}
 	}
-	dst = chat.AppendJSONField(dst, "children")
+	val := func(v string, appendString func([]byte, string) []byte) {
+		start := len(dst)
+		dst = appendString(dst, v)
+		if str != nil {
+			str(start, len(dst))
+		}
+	}
+	dst = append(dst, '{')
+	key("expr")
+	val(r.Expr, appendExprJSON)
+	key("value")
+	dst = chat.AppendJSONBool(dst, r.Value)
+	key("why")
+	val(r.Why, chat.AppendJSONString)
+	if r.Error != "" {
+		key("error")
+		val(r.Error, chat.AppendJSONString)
+	}
+	key("children")
 	dst = append(dst, '[')
 	for i := range r.Children {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = r.Children[i].AppendJSON(dst)
+		dst = r.Children[i].AppendJSONStrings(dst, str)
 	}
 	return append(dst, ']', '}')
 }

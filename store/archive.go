@@ -146,7 +146,7 @@ func (d *DB) ImportChat(ctx context.Context, a chat.Archive) error {
 				return dbErr(ctx, err, fmt.Sprintf("import chat %q: checkpoint %q", c.ID, k.Name))
 			}
 		}
-		tw := turnWriter{st: st, chatID: c.ID, added: added, byMsg: byMsg}
+		tw := turnWriter{st: st, chatID: c.ID, pieces: &d.pieces, added: added, byMsg: byMsg}
 		for i := range turns {
 			if err := tw.insert(ctx, &turns[i]); err != nil {
 				return err

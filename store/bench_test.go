@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/engine/format"
 	"github.com/ctxlab/ctxlab/store"
 )
@@ -374,30 +375,50 @@ func halfChangingDecisions(n, reminders int) json.RawMessage {
 }
 
 // BenchmarkPrepareDecisions is the work on a turn's 200-decision list that the engine has
-// done off the turn's path (PrepareDecisions: checked and planned, the elements that did
-// not change taken from the list before), then the commit that writes it late
-// (CommitLate). prepare-µs and commit-µs are medians.
+// done off the turn's path (checked and planned, the elements that did not change taken
+// from the list before), then the commit that writes it late (CommitLate). "scanned"
+// prepares the JSON (PrepareDecisions), which is scanned; "encoded" the same list as the
+// engine's decision.Encoder gives it (PrepareList), which is not. prepare-µs and
+// commit-µs are medians.
 func BenchmarkPrepareDecisions(b *testing.B) {
-	db := openFile(b)
-	cb := newChat(b, db, "bench")
-	head := ""
-	var prep, commit []time.Duration
-	for b.Loop() {
-		list := halfChangingDecisions(cb.n+1, 200)
-		c := cb.step("main", head, "a user message of ordinary length, asking about the quarterly report")
-		start := time.Now()
-		db.PrepareDecisions(list)
-		prep = append(prep, time.Since(start))
-		start = time.Now()
-		if err := db.CommitLate(ctx, c, func() json.RawMessage { return list }); err != nil {
-			b.Fatal(err)
-		}
-		commit = append(commit, time.Since(start))
-		head = c.NewHead
+	for _, encoded := range []bool{false, true} {
+		name := map[bool]string{false: "scanned", true: "encoded"}[encoded]
+		b.Run(name, func(b *testing.B) {
+			db := openFile(b)
+			cb := newChat(b, db, "bench")
+			head := ""
+			var enc decision.Encoder
+			var prep, commit []time.Duration
+			for b.Loop() {
+				list := halfChangingDecisions(cb.n+1, 200)
+				var encodedList *decision.List
+				if encoded {
+					encodedList = enc.EncodeList(decisionStructs(cb.n+1, 200, func(i int) bool { return i%2 == 0 }))
+					if string(encodedList.JSON) != string(list) {
+						b.Fatalf("the encoded list differs from the JSON one:\n%.300s\n%.300s", encodedList.JSON, list)
+					}
+					list = encodedList.JSON
+				}
+				c := cb.step("main", head, "a user message of ordinary length, asking about the quarterly report")
+				start := time.Now()
+				if encoded {
+					db.PrepareList(encodedList)
+				} else {
+					db.PrepareDecisions(list)
+				}
+				prep = append(prep, time.Since(start))
+				start = time.Now()
+				if err := db.CommitLate(ctx, c, func() json.RawMessage { return list }); err != nil {
+					b.Fatal(err)
+				}
+				commit = append(commit, time.Since(start))
+				head = c.NewHead
+			}
+			slices.Sort(prep)
+			slices.Sort(commit)
+			b.ReportMetric(float64(prep[len(prep)/2].Nanoseconds())/1e3, "prepare-µs")
+			b.ReportMetric(float64(commit[len(commit)/2].Nanoseconds())/1e3, "commit-µs")
+			b.ReportMetric(float64(len(halfChangingDecisions(1, 200))), "decision-bytes")
+		})
 	}
-	slices.Sort(prep)
-	slices.Sort(commit)
-	b.ReportMetric(float64(prep[len(prep)/2].Nanoseconds())/1e3, "prepare-µs")
-	b.ReportMetric(float64(commit[len(commit)/2].Nanoseconds())/1e3, "commit-µs")
-	b.ReportMetric(float64(len(halfChangingDecisions(1, 200))), "decision-bytes")
 }

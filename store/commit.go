@@ -18,8 +18,8 @@ type encodedTurn struct {
 	request   string
 	fired     any
 	decisions any
-	// packed, when set, is the decision list to pack in the transaction (pieces.go);
-	// decisions is then unused.
+	// packed, when set, is the decision list packed, with the pieces the transaction
+	// stores (pieces.go); decisions is then unused.
 	packed *packPlan
 	// late, when set, gives the decision list in the transaction (CommitLate).
 	late func() json.RawMessage
@@ -53,7 +53,7 @@ func (d *DB) encodeDecisions(e *encodedTurn) error {
 	raw := []byte(t.Decisions)
 	plan, ok := d.ahead.take(t.Decisions)
 	if !ok {
-		plan, ok = d.pieces.planList(raw)
+		plan, ok = d.pieces.planList(raw, nil)
 	}
 	if !ok {
 		if err := checkTurn(t); err != nil || len(raw) == 0 {
@@ -64,7 +64,7 @@ func (d *DB) encodeDecisions(e *encodedTurn) error {
 			return invalidf("turn %q: decisions: %v", t.ID, err)
 		}
 		raw = []byte(s)
-		plan, _ = d.pieces.planList(raw) // valid JSON that is not an array is stored as it is
+		plan, _ = d.pieces.planList(raw, nil) // valid JSON that is not an array is stored as it is
 	} else {
 		light := *t
 		light.Decisions = nil
@@ -274,7 +274,7 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 		}
 	}
 
-	tw := turnWriter{st: st, chatID: c.ChatID, added: added, byMsg: byMsg}
+	tw := turnWriter{st: st, chatID: c.ChatID, pieces: &d.pieces, added: added, byMsg: byMsg}
 	for i := range turns {
 		if err := tw.insert(ctx, &turns[i]); err != nil {
 			return err
@@ -328,6 +328,7 @@ func (d *DB) commitTx(ctx context.Context, st *txStmts, c *chat.Commit, turns []
 type turnWriter struct {
 	st     *txStmts
 	chatID string
+	pieces *pieceCache
 	// added gathers the pieces of decision lists the transaction stores.
 	added newPieces
 	// byMsg is the msgWriter's: the assistant messages inserted with a turn's columns.
@@ -379,10 +380,10 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 func (w *turnWriter) insertDecisions(ctx context.Context, e *encodedTurn) error {
 	decisions := e.decisions
 	if e.packed != nil {
-		var err error
-		if decisions, err = e.packed.pack(ctx, w.st, w.added); err != nil {
+		if err := e.packed.storePieces(ctx, w.st, w.pieces, w.added); err != nil {
 			return err
 		}
+		decisions = e.packed.packed
 	}
 	if decisions == nil {
 		return nil

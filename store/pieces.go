@@ -32,7 +32,7 @@ const (
 // included) is a piece of its own, the text between two of them another; a piece shorter
 // than minPiece is always written as it is, since a reference would save little.
 const (
-	minLiteral = 12
+	minLiteral = chat.EncodedListMinString
 	minPiece   = 16
 	// lookahead is how many pieces of the previous list a piece is compared with; only a
 	// piece of at least minResync bytes (a reminder's opening fields with its id, its text
@@ -72,17 +72,22 @@ type pieceCache struct {
 }
 
 // packSeg is one piece of a decision list to pack: raw[start:end], written as it is
-// (id 0), as a reference to piece id (id > 0), or as a new piece (id < 0) given an id in
-// the transaction.
+// (id 0), as a reference to piece id (id > 0), or as a new piece (id < 0): written as it
+// is in this list, and stored by the transaction for the lists after it.
 type packSeg struct {
 	start, end int
 	id         int64
 }
 
-// packPlan is a decision list cut into pieces before the transaction.
+// packPlan is a decision list packed before the transaction: packed is its packed form,
+// which refers only to pieces stored already, and store the pieces of raw the transaction
+// adds to the table. The transaction thus has no list to build, only a few pieces to
+// store (none in most turns).
 type packPlan struct {
-	raw  []byte
-	segs []packSeg
+	raw    []byte
+	segs   []packSeg // the list's pieces, while it is planned
+	store  []packSeg
+	packed string
 }
 
 // cutsPool and planPool hold the buffers of earlier commits: a list of 200 reminders has
@@ -98,7 +103,7 @@ func releasePlans(turns []encodedTurn) {
 	for i := range turns {
 		if p := turns[i].packed; p != nil {
 			turns[i].packed = nil
-			p.raw = nil
+			p.raw, p.packed = nil, ""
 			planPool.Put(p)
 		}
 	}
@@ -175,18 +180,10 @@ func refLen(id int64) int {
 // newPieces gathers the pieces a transaction adds, kept from the cache until it commits.
 type newPieces map[string]int64
 
-// pack returns the packed form of p, storing its new pieces through st.
-func (p *packPlan) pack(ctx context.Context, st *txStmts, added newPieces) (string, error) {
+// build sets p.packed from p.segs.
+func (p *packPlan) build() {
 	size := 1
-	for i := range p.segs {
-		seg := &p.segs[i]
-		if seg.id < 0 {
-			id, err := added.id(ctx, st, p.raw[seg.start:seg.end])
-			if err != nil {
-				return "", err
-			}
-			seg.id = id
-		}
+	for _, seg := range p.segs {
 		if seg.id == 0 {
 			size += seg.end - seg.start
 		} else {
@@ -206,7 +203,31 @@ func (p *packPlan) pack(ctx context.Context, st *txStmts, added newPieces) (stri
 		b.Write(strconv.AppendInt(num[:0], seg.id, 10))
 		b.WriteByte(refEnd)
 	}
-	return b.String(), nil
+	p.packed = b.String()
+}
+
+// storePieces stores, through st, the new pieces of p that c does not know: a list
+// planned while the transaction before it was committing may name again pieces that
+// transaction stored.
+func (p *packPlan) storePieces(ctx context.Context, st *txStmts, c *pieceCache, added newPieces) error {
+	for _, seg := range p.store {
+		s := p.raw[seg.start:seg.end]
+		if c.known(s) {
+			continue
+		}
+		if _, err := added.id(ctx, st, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// known reports whether c knows the id of piece s.
+func (c *pieceCache) known(s []byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.ids[string(s)]
+	return ok
 }
 
 // id returns the id of the piece s, adding it to the table if another process has not.

@@ -49,8 +49,9 @@ func list(turn, n int) string {
 	return b.String()
 }
 
-// TestPackedForm checks what the store writes: the first list as it is, the next ones
-// packed once their pieces have come twice, in under a third of the room.
+// TestPackedForm checks what the store writes: the first list as it is; the second with
+// the pieces it repeats written as they are, this once, and stored; the next ones packed,
+// in under a third of the room.
 func TestPackedForm(t *testing.T) {
 	d, err := Open(Memory)
 	if err != nil {
@@ -62,9 +63,16 @@ func TestPackedForm(t *testing.T) {
 	if stored[0] != lists[0] || stored[3] != lists[3] {
 		t.Errorf("a list with no piece seen before is stored as it is: got %q", stored[0][:40])
 	}
+	if stored[1] != "\x01"+lists[1] {
+		t.Errorf("list 2 refers to pieces no list stored before it: %q", stored[1][:40])
+	}
+	var pieces int
+	if err := d.db.QueryRow("SELECT count(*) FROM json_pieces").Scan(&pieces); err != nil || pieces < 50 {
+		t.Errorf("list 2 stored %d pieces (%v), want one at least for each reminder", pieces, err)
+	}
 	// Each element is cut on its own (planList), so the brackets and the comma between two
 	// elements stay inline: a few bytes each.
-	for _, i := range []int{1, 2, 4} {
+	for _, i := range []int{2, 4} {
 		if !isPacked([]byte(stored[i])) || len(stored[i])*10 > len(lists[i])*3 {
 			t.Errorf("list %d: stored in %d bytes, packed %v; want packed in under 30%% of %d",
 				i+1, len(stored[i]), isPacked([]byte(stored[i])), len(lists[i]))
@@ -111,7 +119,7 @@ func TestCheckFindsMissingPieces(t *testing.T) {
 	}
 	defer d.Close()
 	ctx := context.Background()
-	commitLists(t, d, "c", []string{list(1, 5), list(2, 5)})
+	commitLists(t, d, "c", []string{list(1, 5), list(2, 5), list(3, 5)})
 	if err := d.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -120,16 +128,16 @@ func TestCheckFindsMissingPieces(t *testing.T) {
 	}
 	d.pieces = pieceCache{} // forget the pieces, as another process would not know them
 	err = d.Check(ctx)
-	if err == nil || !strings.Contains(err.Error(), `chat "c": turn "t1": decisions: piece 1 not found`) {
+	if err == nil || !strings.Contains(err.Error(), `chat "c": turn "t2": decisions: piece 1 not found`) {
 		t.Errorf("Check after deleting a piece: %v", err)
 	}
-	if _, err := d.TurnDecisions(ctx, "c", "t1"); err == nil || !strings.Contains(err.Error(), "piece 1 not found") {
+	if _, err := d.TurnDecisions(ctx, "c", "t2"); err == nil || !strings.Contains(err.Error(), "piece 1 not found") {
 		t.Errorf("TurnDecisions after deleting a piece: %v", err)
 	}
 }
 
 // TestStableElementsPackWhole checks that an element which is the same bytes in three
-// lists running is planned as one piece, then referred to as one: a reminder that decides
+// lists running is stored as one piece, then referred to as one: a reminder that decides
 // the same way for the same reason costs one reference a turn. An element that changes
 // stays cut at its long strings.
 func TestStableElementsPackWhole(t *testing.T) {
@@ -142,31 +150,39 @@ func TestStableElementsPackWhole(t *testing.T) {
 	for n := 1; n <= 4; n++ {
 		raw := []byte("[" + stable + "," + changing(n) + "]")
 		var ok bool
-		if plan, ok = c.planList(raw); !ok || plan == nil && n > 1 {
+		if plan, ok = c.planList(raw, nil); !ok || plan == nil && n > 1 {
 			t.Fatalf("list %d: not planned", n)
 		}
 		if plan == nil { // the first list: nothing known, nothing seen twice
 			continue
 		}
 		added := newPieces{}
-		for _, seg := range plan.segs {
-			if text := string(raw[seg.start:seg.end]); seg.id < 0 && added[text] == 0 {
+		storesWhole := false
+		for _, seg := range plan.store {
+			text := string(raw[seg.start:seg.end])
+			storesWhole = storesWhole || text == stable
+			if added[text] == 0 {
 				added[text] = int64(len(c.ids) + len(added) + 1)
 			}
 		}
 		c.learn(added)
-		first := plan.segs[1] // after the '['
-		whole := first.end-first.start == len(stable)
-		if want := n >= 3; whole != want {
-			t.Errorf("list %d: stable element planned whole = %v, want %v (its first piece %q)", n, whole, want, raw[first.start:first.end])
+		if want := n == 3; storesWhole != want {
+			t.Errorf("list %d: stores the stable element as a piece = %v, want %v", n, storesWhole, want)
 		}
-		if n == 4 && first.id <= 0 {
-			t.Errorf("list 4: the stable element is not a reference to its piece (id %d)", first.id)
+		whole := false
+		for _, seg := range plan.segs {
+			whole = whole || seg.start == 1 && seg.end == 1+len(stable) && seg.id > 0
+		}
+		if want := n == 4; whole != want {
+			t.Errorf("list %d: stable element referred to whole = %v, want %v", n, whole, want)
 		}
 		for _, seg := range plan.segs {
-			if seg.end-seg.start > len(stable) {
+			if seg.id > 0 && seg.end-seg.start > len(stable) {
 				t.Errorf("list %d: a piece spans more than an element: %q", n, raw[seg.start:seg.end])
 			}
+		}
+		if got, err := unpack([]byte(plan.packed), c.texts); err != nil || string(got) != string(raw) {
+			t.Errorf("list %d: packed form unpacks to %q, %v", n, got, err)
 		}
 	}
 	if got := string(plan.raw[plan.segs[len(plan.segs)-2].start:plan.segs[len(plan.segs)-2].end]); got == changing(4) {

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/decision"
+	"github.com/ctxlab/ctxlab/predicates"
 	"github.com/ctxlab/ctxlab/store"
 	"github.com/ctxlab/ctxlab/store/storetest"
 )
@@ -46,6 +48,28 @@ func decisionList(n, reminders int, changing func(i int) bool) json.RawMessage {
 	}
 	b.WriteByte(']')
 	return b.Bytes()
+}
+
+// decisionStructs is decisionList as decisions: decision.AppendList of it is the list.
+func decisionStructs(n, reminders int, changing func(i int) bool) []decision.Decision {
+	ds := make([]decision.Decision, reminders)
+	for i := range ds {
+		turn := 0
+		if changing(i) {
+			turn = n
+		}
+		fired := (turn+i)%7 == 0
+		reason := "predicate_false"
+		if fired {
+			reason = "fired"
+		}
+		ds[i] = decision.Decision{ID: fmt.Sprintf("r%03d", i), Source: "reminder", Fired: fired, Reason: reason,
+			Placement: "inline", Tier: "guidance", Text: fmt.Sprintf("r%03d: Keep answers about the topic %d short, \"quoted\" and <tagged>.", i, i),
+			Tokens: 9 + i%3, Trace: &predicates.Result{
+				Expr:  fmt.Sprintf("contentMatches(['sprint dependency refund %d', 'regional vendor monitor', 'queue payroll archive'])", i),
+				Value: fired, Why: fmt.Sprintf("turn %d %% %d == %d", turn, 3+i%5, turn%(3+i%5))}}
+	}
+	return ds
 }
 
 // TestDecisionsReadBackExactly commits decision lists, packed or not, and reads each back

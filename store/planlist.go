@@ -31,6 +31,7 @@ type listElem struct {
 type listPlanner struct {
 	c    *pieceCache
 	raw  []byte
+	hint *chat.EncodedList // nil, or raw as the engine's encoder made it
 	plan *packPlan
 	// next and all are the pieces of the list, to be the cache's prev and prevAll; elems
 	// its elements, to be prevElems.
@@ -42,10 +43,11 @@ type listPlanner struct {
 }
 
 // planList cuts raw, a decision list, into pieces to pack, scanning only the elements
-// that are not the same bytes as in the list before (see above). It reports false, having
-// planned nothing, when raw is not a compact JSON array: Commit then checks and compacts
-// it. The plan is nil when nothing would be packed.
-func (c *pieceCache) planList(raw []byte) (*packPlan, bool) {
+// that are not the same bytes as in the list before (see above), and none when hint, the
+// list as the engine encoded it, says where its elements and strings are. It reports
+// false, having planned nothing, when raw is not a compact JSON array: Commit then checks
+// and compacts it. The plan is nil when nothing would be packed.
+func (c *pieceCache) planList(raw []byte, hint *chat.EncodedList) (*packPlan, bool) {
 	if len(raw) < 2 || raw[0] != '[' {
 		return nil, false
 	}
@@ -55,9 +57,9 @@ func (c *pieceCache) planList(raw []byte) (*packPlan, bool) {
 	c.lists++
 	cuts := cutsPool.Get().(*[]int)
 	defer cutsPool.Put(cuts)
-	l := listPlanner{c: c, raw: raw, plan: planPool.Get().(*packPlan),
+	l := listPlanner{c: c, raw: raw, hint: hint, plan: planPool.Get().(*packPlan),
 		next: c.spare[:0], all: c.spareAll[:0], elems: c.spareElems[:0], cuts: (*cuts)[:0]}
-	l.plan.raw, l.plan.segs = raw, l.plan.segs[:0]
+	l.plan.raw, l.plan.segs, l.plan.store = raw, l.plan.segs[:0], l.plan.store[:0]
 	ok := l.walk()
 	*cuts = l.cuts
 	if !ok {
@@ -69,11 +71,12 @@ func (c *pieceCache) planList(raw []byte) (*packPlan, bool) {
 	c.spareAll, c.prevAll = c.prevAll, l.all
 	c.spareElems, c.prevElems = c.prevElems, l.elems
 	c.spareRaw, c.prevRaw = c.prevRaw, append(c.spareRaw[:0], raw...)
-	if !l.packed {
+	if !l.packed && len(l.plan.store) == 0 {
 		l.plan.raw = nil
 		planPool.Put(l.plan)
 		return nil, true
 	}
+	l.plan.build()
 	return l.plan, true
 }
 
@@ -107,12 +110,24 @@ func (l *listPlanner) walk() bool {
 		}
 		e.same = same
 		if !same {
-			l.cuts = l.cuts[:0]
-			end, valid, compact := chat.ScanJSONValue(raw, pos, stringCuts(&l.cuts))
-			if !valid || !compact || end >= len(raw) {
-				return false
+			var end int
+			var cuts []int
+			if h := l.hint; h != nil {
+				// The encoder made it valid and compact, and says where it ends.
+				if i >= len(h.Ends) || h.Ends[i] <= pos || h.Ends[i] >= len(raw) {
+					return false
+				}
+				end, cuts = h.Ends[i], h.ElementStrings(i)
+			} else {
+				l.cuts = l.cuts[:0]
+				var valid, compact bool
+				end, valid, compact = chat.ScanJSONValue(raw, pos, stringCuts(&l.cuts))
+				if !valid || !compact || end >= len(raw) {
+					return false
+				}
+				cuts = l.cuts
 			}
-			l.fresh(pos, end)
+			l.fresh(pos, end, cuts)
 			pos = end
 		}
 		e.end, e.allTo, e.nextTo = pos, len(l.all), len(l.next)
@@ -131,11 +146,15 @@ func (l *listPlanner) walk() bool {
 }
 
 // push appends a piece planned: to the plan (a run of text written as it is is one
-// segment) and to the pieces of the list.
+// segment; a new piece is written as it is and stored) and to the pieces of the list.
 func (l *listPlanner) push(seg packSeg) {
 	l.all = append(l.all, seg)
 	if seg.end-seg.start >= minPiece {
 		l.next = append(l.next, seg)
+	}
+	if seg.id < 0 {
+		l.plan.store = append(l.plan.store, seg)
+		seg.id = 0
 	}
 	segs := l.plan.segs
 	if seg.id != 0 {
@@ -147,8 +166,8 @@ func (l *listPlanner) push(seg packSeg) {
 	l.plan.segs = append(segs, seg)
 }
 
-// fresh plans raw[from:to], an element scanned, its long strings at l.cuts.
-func (l *listPlanner) fresh(from, to int) {
+// fresh plans raw[from:to], an element scanned, its long strings at cuts.
+func (l *listPlanner) fresh(from, to int, cuts []int) {
 	add := func(start, end int) {
 		seg := packSeg{start: start, end: end}
 		if end-start >= minPiece {
@@ -156,12 +175,12 @@ func (l *listPlanner) fresh(from, to int) {
 		}
 		l.push(seg)
 	}
-	for k := 0; k+1 < len(l.cuts); k += 2 {
-		if l.cuts[k] > from {
-			add(from, l.cuts[k])
+	for k := 0; k+1 < len(cuts); k += 2 {
+		if cuts[k] > from {
+			add(from, cuts[k])
 		}
-		add(l.cuts[k], l.cuts[k+1])
-		from = l.cuts[k+1]
+		add(cuts[k], cuts[k+1])
+		from = cuts[k+1]
 	}
 	if from < to {
 		add(from, to)
@@ -172,11 +191,16 @@ func (l *listPlanner) fresh(from, to int) {
 // piece: a reminder that decides the same way for the same reason turn after turn is one
 // reference, not one a piece of it. The element before was pe, planned in pieces.
 func (l *listPlanner) whole(start, end int, pe listElem) {
-	seg := packSeg{start: start, end: end, id: -1}
-	if id, ok := l.c.ids[string(l.raw[start:end])]; ok {
-		seg.id = id
+	id, ok := l.c.ids[string(l.raw[start:end])]
+	if !ok {
+		// New: stored for the lists after this one, which refer to it; this one has
+		// the element in its pieces, which are much shorter than the element written
+		// as it is.
+		l.plan.store = append(l.plan.store, packSeg{start: start, end: end, id: -1})
+		l.reuse(start, pe)
+		return
 	}
-	l.push(seg)
+	l.push(packSeg{start: start, end: end, id: id})
 	l.j = pe.nextTo
 }
 

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"hash/maphash"
 	"sync"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
 )
 
 // A turn's decision list is the bulk of its commit: a hundred KB of JSON for 200
@@ -42,8 +44,20 @@ type preparedLists struct {
 // anyway, or not a compact JSON array, is simply done again by Commit, which reports what
 // is wrong with it. PrepareDecisions is safe for concurrent use; lists are best prepared
 // in the order of their turns (each is compared with the one before).
-func (d *DB) PrepareDecisions(list json.RawMessage) {
-	plan, ok := d.pieces.planList(list)
+func (d *DB) PrepareDecisions(list json.RawMessage) { d.prepare(list, nil) }
+
+// PrepareList is PrepareDecisions(l.JSON) for a list ctxlab's encoder made
+// (decision.Encoder): the bounds of its elements and strings are taken from l, not
+// scanned again.
+func (d *DB) PrepareList(l *chat.EncodedList) {
+	if l != nil {
+		d.prepare(l.JSON, l)
+	}
+}
+
+// prepare prepares list, which the encoder's hint describes when not nil.
+func (d *DB) prepare(list json.RawMessage, hint *chat.EncodedList) {
+	plan, ok := d.pieces.planList(list, hint)
 	if !ok {
 		return
 	}

@@ -172,7 +172,7 @@ func TestPlanListCoversTheList(t *testing.T) {
 		raw := []byte(l)
 		valid, compact := chat.ScanJSON(raw)
 		want := valid && compact && l[0] == '['
-		plan, ok := c.planList(raw)
+		plan, ok := c.planList(raw, nil)
 		if ok != want {
 			t.Errorf("list %d %.60q: ok = %v, want %v", i, l, ok, want)
 			continue
@@ -193,14 +193,18 @@ func TestPlanListCoversTheList(t *testing.T) {
 		if pos != len(l) {
 			t.Errorf("list %d: the plan ends at %d of %d", i, pos, len(l))
 		}
+		if got, err := unpack([]byte(plan.packed), c.texts); err != nil || string(got) != l {
+			t.Errorf("list %d: the packed form unpacks to %.60q, %v", i, got, err)
+		}
 		// What a commit does: the new pieces get their ids.
 		added := newPieces{}
-		for _, seg := range plan.segs {
-			if seg.id < 0 {
-				text := l[seg.start:seg.end]
-				if _, ok := c.ids[text]; !ok && added[text] == 0 {
-					added[text] = int64(len(c.ids) + len(added) + 1)
-				}
+		for _, seg := range plan.store {
+			if seg.start < 0 || seg.end > len(l) || seg.end <= seg.start {
+				t.Fatalf("list %d: piece to store %d..%d", i, seg.start, seg.end)
+			}
+			text := l[seg.start:seg.end]
+			if _, ok := c.ids[text]; !ok && added[text] == 0 {
+				added[text] = int64(len(c.ids) + len(added) + 1)
 			}
 		}
 		c.learn(added)
@@ -269,7 +273,7 @@ func FuzzPlanList(f *testing.F) {
 		for _, raw := range [][]byte{a, b, b} {
 			valid, compact := chat.ScanJSON(raw)
 			want := valid && compact && len(raw) > 0 && raw[0] == '['
-			plan, ok := c.planList(raw)
+			plan, ok := c.planList(raw, nil)
 			if ok != want {
 				t.Fatalf("planList(%q) = %v, scan says %v", raw, ok, want)
 			}

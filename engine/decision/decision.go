@@ -133,70 +133,85 @@ func AppendList(dst []byte, ds []Decision) []byte {
 // always has detail, placement, tier, tokens and trace (null when there is none); an
 // instruction has kind and scope, and detail, when and trace only when set. Latches and
 // was are written when set, whatever the source. <, > and & are left as they are.
-func (d *Decision) AppendJSON(dst []byte) []byte {
-	str := func(key, v string) {
-		dst = chat.AppendJSONField(dst, key)
+func (d *Decision) AppendJSON(dst []byte) []byte { return d.appendJSON(dst, nil) }
+
+// appendJSON is AppendJSON that also calls str, unless nil, with the bounds in dst of
+// each JSON string it writes (see predicates.Result.AppendJSONStrings).
+func (d *Decision) appendJSON(dst []byte, str func(start, end int)) []byte {
+	key := func(k string) {
+		dst = chat.AppendJSONField(dst, k)
+		if str != nil {
+			str(len(dst)-len(k)-3, len(dst)-1) // "k":
+		}
+	}
+	val := func(v string) {
+		start := len(dst)
 		dst = chat.AppendJSONString(dst, v)
+		if str != nil {
+			str(start, len(dst))
+		}
+	}
+	field := func(k, v string) {
+		key(k)
+		val(v)
+	}
+	list := func(k string, vs []string) {
+		key(k)
+		dst = append(dst, '[')
+		for i, v := range vs {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			val(v)
+		}
+		dst = append(dst, ']')
 	}
 	dst = append(dst, '{')
-	str("id", d.ID)
-	str("source", d.Source)
+	field("id", d.ID)
+	field("source", d.Source)
 	if d.Source == SourceInstruction {
-		str("kind", d.Kind)
-		str("scope", d.Scope)
+		field("kind", d.Kind)
+		field("scope", d.Scope)
 	}
-	dst = chat.AppendJSONField(dst, "fired")
+	key("fired")
 	dst = chat.AppendJSONBool(dst, d.Fired)
-	str("reason", d.Reason)
+	field("reason", d.Reason)
 	if d.Source != SourceInstruction || d.Detail != "" {
-		str("detail", d.Detail)
+		field("detail", d.Detail)
 	}
 	if d.Source != SourceInstruction {
-		str("placement", d.Placement)
-		str("tier", d.Tier)
+		field("placement", d.Placement)
+		field("tier", d.Tier)
 	}
-	str("text", d.Text)
+	field("text", d.Text)
 	if d.Source == SourceInstruction {
 		if len(d.When) > 0 {
-			dst = chat.AppendJSONField(dst, "when")
-			dst = appendStrings(dst, d.When)
+			list("when", d.When)
 		}
 	} else {
-		dst = chat.AppendJSONField(dst, "tokens")
+		key("tokens")
 		dst = strconv.AppendInt(dst, int64(d.Tokens), 10)
 	}
 	switch {
 	case d.Trace != nil:
-		dst = chat.AppendJSONField(dst, "trace")
-		dst = d.Trace.AppendJSON(dst)
+		key("trace")
+		dst = d.Trace.AppendJSONStrings(dst, str)
 	case d.Source != SourceInstruction:
-		dst = chat.AppendJSONField(dst, "trace")
+		key("trace")
 		dst = append(dst, "null"...)
 	}
 	if len(d.OnceLatches) > 0 {
-		dst = chat.AppendJSONField(dst, "latches")
-		dst = appendStrings(dst, d.OnceLatches)
+		list("latches", d.OnceLatches)
 	}
 	if d.Was != nil {
-		dst = chat.AppendJSONField(dst, "was")
+		key("was")
 		dst = append(dst, '{')
-		dst = chat.AppendJSONField(dst, "fired")
+		key("fired")
 		dst = chat.AppendJSONBool(dst, d.Was.Fired)
-		str("reason", d.Was.Reason)
+		field("reason", d.Was.Reason)
 		dst = append(dst, '}')
 	}
 	return append(dst, '}')
-}
-
-func appendStrings(dst []byte, list []string) []byte {
-	dst = append(dst, '[')
-	for i, s := range list {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = chat.AppendJSONString(dst, s)
-	}
-	return append(dst, ']')
 }
 
 // InstructionPrefix marks the id of an instruction in a turn's fired list (chat.Fired), so

@@ -3,6 +3,7 @@ package decision
 import (
 	"slices"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/predicates"
 )
 
@@ -13,42 +14,62 @@ import (
 // concurrent use.
 type Encoder struct {
 	prev []Decision // the list encoded last
-	json []byte     // its encoding, handed out: read, never written again
-	ends []int      // where each decision of prev ends in json
-	next []int      // ends of the list being encoded (swapped with ends)
+	last *List      // its encoding, handed out: read, never written again
 }
+
+// List is a decision list as an Encoder wrote it (see chat.EncodedList).
+type List = chat.EncodedList
 
 // Encode returns the JSON array of ds, byte for byte what AppendList(nil, ds) returns, in
 // a new slice. The encoder reads that slice and ds on the next call: neither may change
 // after the call (the engine makes a new list, with new traces, for each turn).
-func (e *Encoder) Encode(ds []Decision) []byte {
-	out := make([]byte, 0, max(512*len(ds)+2, len(e.json)+len(e.json)/8))
+func (e *Encoder) Encode(ds []Decision) []byte { return e.EncodeList(ds).JSON }
+
+// EncodeList is Encode that also says where the list's elements and strings are.
+func (e *Encoder) EncodeList(ds []Decision) *List {
+	var prevJSON []byte
+	l := &List{Ends: make([]int, 0, len(ds)), Firsts: make([]int, 0, len(ds))}
+	if last := e.last; last != nil {
+		prevJSON = last.JSON
+		l.Strings = make([]int, 0, len(last.Strings)+len(last.Strings)/8)
+	} else {
+		l.Strings = make([]int, 0, 16*len(ds))
+	}
+	out := make([]byte, 0, max(512*len(ds)+2, len(prevJSON)+len(prevJSON)/8))
 	out = append(out, '[')
 	prev := e.prev
 	if len(ds) > 0 && len(prev) > 0 && &ds[0] == &prev[0] {
 		prev = nil // the same list again, perhaps changed since: nothing to compare with
 	}
-	next := e.next[:0]
+	str := func(start, end int) {
+		if end-start >= chat.EncodedListMinString {
+			l.Strings = append(l.Strings, start, end)
+		}
+	}
 	for i := range ds {
 		if i > 0 {
 			out = append(out, ',')
 		}
+		l.Firsts = append(l.Firsts, len(l.Strings))
 		if i < len(prev) && sameJSON(&prev[i], &ds[i]) {
+			last := e.last
 			start := 1
 			if i > 0 {
-				start = e.ends[i-1] + 1
+				start = last.Ends[i-1] + 1
 			}
-			out = append(out, e.json[start:e.ends[i]]...)
+			shift := len(out) - start
+			for _, b := range last.ElementStrings(i) {
+				l.Strings = append(l.Strings, b+shift)
+			}
+			out = append(out, prevJSON[start:last.Ends[i]]...)
 		} else {
-			out = ds[i].AppendJSON(out)
+			out = ds[i].appendJSON(out, str)
 		}
-		next = append(next, len(out))
+		l.Ends = append(l.Ends, len(out))
 	}
-	out = append(out, ']')
-	e.prev = ds
-	e.json = out
-	e.ends, e.next = next, e.ends
-	return out
+	l.JSON = append(out, ']')
+	e.prev, e.last = ds, l
+	return l
 }
 
 // sameJSON reports whether a and b encode to the same JSON: every field AppendJSON writes

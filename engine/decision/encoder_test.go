@@ -1,11 +1,44 @@
 package decision_test
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/decision"
 	"github.com/ctxlab/ctxlab/predicates"
 )
+
+// encode encodes ds with enc, checks the List against AppendList and a scan of its JSON
+// (the elements' ends, the strings of at least MinString bytes), and returns its JSON.
+func encode(t *testing.T, enc *decision.Encoder, ds []decision.Decision) []byte {
+	t.Helper()
+	l := enc.EncodeList(ds)
+	if want := decision.AppendList(nil, ds); string(l.JSON) != string(want) {
+		t.Fatalf("got %s\nwant %s", l.JSON, want)
+	}
+	var strs, ends []int
+	pos := 1
+	for range ds {
+		end, valid, compact := chat.ScanJSONValue(l.JSON, pos, func(start, end int) {
+			if end-start >= chat.EncodedListMinString {
+				strs = append(strs, start, end)
+			}
+		})
+		if !valid || !compact {
+			t.Fatalf("element at %d of %s: valid %v, compact %v", pos, l.JSON, valid, compact)
+		}
+		ends = append(ends, end)
+		pos = end + 1
+	}
+	if !slices.Equal(l.Ends, ends) {
+		t.Errorf("ends %v, a scan finds %v", l.Ends, ends)
+	}
+	if !slices.Equal(l.Strings, strs) {
+		t.Errorf("strings %v, a scan finds %v in %s", l.Strings, strs, l.JSON)
+	}
+	return l.JSON
+}
 
 // TestEncoderMatchesAppendList encodes a list, then the list with one field of one
 // decision changed, for every field the JSON holds: each time the encoder must give what
@@ -52,18 +85,12 @@ func TestEncoderMatchesAppendList(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				var enc decision.Encoder
 				first := base()
-				if got, want := enc.Encode(first), decision.AppendList(nil, first); string(got) != string(want) {
-					t.Fatalf("first list: got %s\nwant %s", got, want)
-				}
+				encode(t, &enc, first)
 				next := base()
 				tc.change(&next[i])
-				if got, want := enc.Encode(next), decision.AppendList(nil, next); string(got) != string(want) {
-					t.Errorf("decision %d changed: got %s\nwant %s", i, got, want)
-				}
-				shorter := next[:1]
-				if got, want := enc.Encode(shorter), decision.AppendList(nil, shorter); string(got) != string(want) {
-					t.Errorf("a shorter list: got %s\nwant %s", got, want)
-				}
+				encode(t, &enc, next)
+				encode(t, &enc, next[:1]) // a shorter list
+				encode(t, &enc, base())   // a longer one
 			})
 		}
 	}
@@ -72,9 +99,7 @@ func TestEncoderMatchesAppendList(t *testing.T) {
 		ds := base()
 		enc.Encode(ds)
 		ds[0].Reason = decision.ReasonCapReached
-		if got, want := enc.Encode(ds), decision.AppendList(nil, ds); string(got) != string(want) {
-			t.Errorf("got %s\nwant %s", got, want)
-		}
+		encode(t, &enc, ds)
 	})
 	var enc decision.Encoder
 	if got := string(enc.Encode(nil)); got != "[]" {

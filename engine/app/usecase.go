@@ -199,13 +199,36 @@ type ScriptResult struct {
 // real. Problems of the script are *diag.Error at their step; nothing is written when
 // there is one.
 func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, error) {
-	var sc *script.Script
-	var err error
-	if r.Data != nil {
-		sc, err = script.Parse(r.Path, r.Data)
-	} else {
-		sc, err = script.Load(r.Path)
+	// The vocabulary takes longer to load than the files take to parse: it starts loading
+	// now, for the encoding the flags and the config file name; a context file that names
+	// another model has its own loaded once it is read.
+	go func() {
+		if s, err := ResolveSettings(opt.Flags, nil, true); err == nil {
+			tokens.Preload(s.Counter().Encoding())
+		}
+	}()
+	data := r.Data
+	if data == nil {
+		var err error
+		if data, err = script.Read(r.Path); err != nil {
+			return nil, err
+		}
 	}
+	// The context file loads while the script parses, from the path the script most
+	// likely names; the parse decides, and a wrong guess is loaded again.
+	guess := r.Context
+	if guess == "" {
+		guess = script.ContextHint(r.Path, data)
+	}
+	var early chan loadedContext
+	if guess != "" {
+		early = make(chan loadedContext, 1)
+		go func() {
+			f, err := ctxfile.Load(guess)
+			early <- loadedContext{f, err}
+		}()
+	}
+	sc, err := script.Parse(r.Path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +242,13 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	if contextPath == "" {
 		return nil, &diag.Error{File: sc.Path, Line: 1, Col: 1, Msg: "the script names no context file; add context: or give --context FILE"}
 	}
-	file, err := ctxfile.Load(contextPath)
+	var file *ctxfile.File
+	if early != nil && contextPath == guess {
+		l := <-early
+		file, err = l.file, l.err
+	} else {
+		file, err = ctxfile.Load(contextPath)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -285,6 +314,12 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		res.ChatCost, res.ChatPriced = usd, known
 	}
 	return res, nil
+}
+
+// loadedContext is a context file loaded on another goroutine.
+type loadedContext struct {
+	file *ctxfile.File
+	err  error
 }
 
 // dryRunFile is the context file a script's dry run plays under: the file without what

@@ -4,6 +4,7 @@
 package script
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"path/filepath"
@@ -84,6 +85,15 @@ type Tool struct {
 
 // Load reads and parses a script file (at most yamlx.MaxFileSize bytes).
 func Load(path string) (*Script, error) {
+	data, err := Read(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
+}
+
+// Read reads the script file path, with the errors Load gives.
+func Read(path string) ([]byte, error) {
 	data, err := yamlx.ReadFile(path, "a script", yamlx.MaxFileSize)
 	if err != nil {
 		var de *diag.Error
@@ -92,7 +102,42 @@ func Load(path string) (*Script, error) {
 		}
 		return nil, &diag.Error{File: path, Msg: "cannot read script: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
 	}
-	return Parse(path, data)
+	return data, nil
+}
+
+// ContextHint returns the context file the script data read from path most likely
+// names, resolved as Parse resolves it, without parsing it: the value of a line that
+// begins with "context:", when it is a plain or simply quoted scalar; "" when there is
+// none. It is a guess, for loading the context file while the script parses; Parse
+// decides.
+func ContextHint(path string, data []byte) string {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		rest, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r"), []byte("context:"))
+		if !ok {
+			continue
+		}
+		v := string(bytes.TrimSpace(rest))
+		switch {
+		case len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] && !strings.ContainsAny(v[1:len(v)-1], "\\'\""):
+			v = v[1 : len(v)-1]
+		case v == "" || strings.ContainsAny(v[:1], "\"'[]{}&*!|>%@`#") || strings.Contains(v, " #"):
+			return ""
+		}
+		if v == "" {
+			return ""
+		}
+		if !filepath.IsAbs(v) {
+			v = filepath.Join(filepath.Dir(path), v)
+		}
+		return v
+	}
+	return ""
 }
 
 // Parse parses a script read from path.

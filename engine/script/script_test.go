@@ -267,3 +267,35 @@ func TestMetadataJSON(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// TestContextHint checks the guess RunScript loads the context file by while the script
+// parses: the path Parse finds when the line is simple, "" when it is not.
+func TestContextHint(t *testing.T) {
+	tests := []struct {
+		data, want string
+	}{
+		{"context: ./ctx.yaml\nturns: []\n", "dir/ctx.yaml"},
+		{"# c\ncontext: \"other.yaml\"\r\n", "dir/other.yaml"},
+		{"context: 'q.yaml'\n", "dir/q.yaml"},
+		{"context: /abs/c.yaml\n", "/abs/c.yaml"},
+		{"turns:\n  - user: hi\ncontext: late.yaml", "dir/late.yaml"},
+		{"  context: nested.yaml\n", ""},
+		{"context: x.yaml # a comment\n", ""},
+		{"context: \"a\\\"b\"\n", ""},
+		{"context:\n  - x\n", ""},
+		{"context: [x]\n", ""},
+		{"turns: []\n", ""},
+	}
+	for _, tt := range tests {
+		if got := ContextHint("dir/s.yaml", []byte(tt.data)); got != tt.want {
+			t.Errorf("ContextHint(%q) = %q, want %q", tt.data, got, tt.want)
+		}
+		if tt.want == "" {
+			continue
+		}
+		// Where the guess is made, Parse agrees.
+		if s, err := Parse("dir/s.yaml", []byte(tt.data+"\nturns:\n  - user: hi\n    assistant: ok\n")); err == nil && s.Context != tt.want {
+			t.Errorf("%q: Parse finds %q, the hint %q", tt.data, s.Context, tt.want)
+		}
+	}
+}

@@ -63,6 +63,8 @@ type DB struct {
 	ahead preparedLists
 	// fts caches the search index's progress (fts.go).
 	fts ftsIndexed
+	// ckpt runs the checkpoints of a database on a file (checkpoint.go).
+	ckpt checkpointer
 
 	// Now returns the current time, used for created and updated times the caller did not
 	// give. It defaults to time.Now; tests replace it.
@@ -109,6 +111,7 @@ func Open(path string) (*DB, error) {
 	sdb.SetConnMaxLifetime(0)
 	sdb.SetConnMaxIdleTime(0)
 	d := &DB{db: sdb, path: path, Now: time.Now, ahead: preparedLists{seed: maphash.MakeSeed()}}
+	d.ckpt.on = path != Memory
 	// A connection switching a new file to WAL needs an exclusive lock, and SQLite reports
 	// SQLITE_BUSY at once, without the busy timeout, while another process opens the same
 	// new file: retry until the timeout.
@@ -239,8 +242,9 @@ func fileURI(path string) (string, error) {
 // the terminal closed), and nothing is ever corrupted. Only a power loss or an operating
 // system crash may take back the last commits before it, whole. FULL would also sync the
 // log at every commit: a tenth of a scripted turn's time, for a guarantee a workbench of
-// chats does not need (and that SQLite's own recommendation for WAL does not make). The
-// parent directory of a file is created if missing.
+// chats does not need (and that SQLite's own recommendation for WAL does not make).
+// SQLite checkpoints by itself only past walLimit pages: a DB checkpoints on a goroutine of
+// its own (checkpoint.go). The parent directory of a file is created if missing.
 func dsnFor(path string) (string, error) {
 	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=foreign_keys(1)&_txlock=immediate", busyTimeout.Milliseconds())
 	if path == Memory {
@@ -253,11 +257,13 @@ func dsnFor(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return uri + "?" + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-8000)", nil
+	return uri + "?" + params + "&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-8000)" +
+		fmt.Sprintf("&_pragma=wal_autocheckpoint(%d)", walLimit), nil
 }
 
 // Close closes the database.
 func (d *DB) Close() error {
+	d.ckpt.wait()
 	d.closeStmts()
 	if err := d.db.Close(); err != nil {
 		return dbErr(context.Background(), err, "close database")
@@ -291,6 +297,7 @@ func (d *DB) read(ctx context.Context, fn func(q querier) error) error {
 // write runs fn in a write transaction (BEGIN IMMEDIATE, so it waits for other writers up
 // to the busy timeout) and commits it if fn succeeds. Nothing of fn is visible if it fails.
 func (d *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	d.ckpt.beforeWrite(ctx, d.db)
 	tx, err := d.db.BeginTx(ctx, nil)
 	if err != nil {
 		return dbErr(ctx, err, "begin write")
@@ -299,7 +306,11 @@ func (d *DB) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return dbErr(ctx, tx.Commit(), "commit")
+	if err := tx.Commit(); err != nil {
+		return dbErr(ctx, err, "commit")
+	}
+	d.ckpt.committed(d.db)
+	return nil
 }
 
 // timeLayout is the stored form of times: UTC, fixed width, so text order is time order.

@@ -35,10 +35,11 @@ func (d *DB) encodeTurn(t *chat.Turn) (encodedTurn, error) {
 	if err := d.encodeDecisions(&e); err != nil {
 		return e, err
 	}
-	var err error
-	if e.request, err = marshalJSON(t.Request); err != nil {
+	request, err := t.Request.AppendJSON(nil)
+	if err != nil {
 		return e, invalidf("turn %q: request: %v", t.ID, err)
 	}
+	e.request = string(request)
 	if len(t.Fired) > 0 {
 		e.fired = encodeFired(t.Fired)
 	}

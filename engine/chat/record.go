@@ -1,7 +1,9 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -154,4 +156,81 @@ type Commit struct {
 	// NewChat, when set, creates the chat (ChatID) with its active branch in the same step:
 	// a chat saved with its first turn.
 	NewChat *Chat
+}
+
+// AppendJSON appends r as JSON to dst: what encoding/json writes of it with HTML escaping
+// off (the store's form of a turn's request), by hand, since every turn's commit writes
+// one. A request with tools or sampling floats, which encoding/json formats in its own
+// way, is given to encoding/json.
+func (r *SentRequest) AppendJSON(dst []byte) ([]byte, error) {
+	if len(r.Tools) > 0 || r.Temperature != nil || r.TopP != nil {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			return dst, err
+		}
+		return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
+	}
+	num := func(key string, n int) {
+		dst = AppendJSONField(dst, key)
+		dst = strconv.AppendInt(dst, int64(n), 10)
+	}
+	str := func(key, s string) {
+		dst = AppendJSONField(dst, key)
+		dst = AppendJSONString(dst, s)
+	}
+	dst = append(dst, '{')
+	str("model", r.Model)
+	str("system_prompt", r.SystemPrompt)
+	if r.SystemInject != "" {
+		str("system_inject", r.SystemInject)
+	}
+	if r.MaxTokens != 0 {
+		num("max_tokens", r.MaxTokens)
+	}
+	if r.Seed != nil {
+		num("seed", *r.Seed)
+	}
+	if r.Scripted {
+		dst = append(AppendJSONField(dst, "scripted"), "true"...)
+	}
+	u := &r.ChatUsage
+	dst = append(AppendJSONField(dst, "chat_usage"), '{')
+	num("prompt_tokens", u.PromptTokens)
+	num("completion_tokens", u.CompletionTokens)
+	num("total_tokens", u.TotalTokens)
+	if u.CachedTokens != 0 {
+		num("cached_tokens", u.CachedTokens)
+	}
+	if u.ReasoningTokens != 0 {
+		num("reasoning_tokens", u.ReasoningTokens)
+	}
+	dst = append(dst, '}')
+	if e := r.Estimate; e != nil {
+		dst = append(AppendJSONField(dst, "estimate"), '{')
+		num("fragments", e.Fragments)
+		num("instructions", e.Instructions)
+		num("reminders", e.Reminders)
+		num("history", e.History)
+		num("user", e.User)
+		num("tools", e.Tools)
+		num("framing", e.Framing)
+		num("total", e.Total)
+		if len(e.EachFragment) > 0 {
+			dst = append(AppendJSONField(dst, "each_fragment"), '[')
+			for i, f := range e.EachFragment {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				dst = append(dst, '{')
+				str("name", f.Name)
+				num("tokens", f.Tokens)
+				dst = append(dst, '}')
+			}
+			dst = append(dst, ']')
+		}
+		dst = append(dst, '}')
+	}
+	return append(dst, '}'), nil
 }

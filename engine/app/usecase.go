@@ -290,8 +290,20 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		return nil, err
 	}
 	res := &ScriptResult{DBPath: w.DBPath()}
+	// The chat's cost is summed over its turns when it can have one: when the chat was
+	// saved before the run, or when the run sent a turn to a model. A new chat of scripted
+	// turns has none (another process writing to it meanwhile may have added some: its
+	// cost shows the next time).
+	costly := false
+	if sc.Chat.ID != "" {
+		_, err := w.db.Chat(ctx, sc.Chat.ID)
+		costly = err == nil
+	}
 	runner := script.Runner{Engine: eng, Model: LiveModel(settings), PlanAhead: true, OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
+		if _, priced := tr.Turn.Priced(); priced {
+			costly = true
+		}
 		if usd := tr.CostUSD(); usd != nil {
 			res.RunCost += *usd
 			res.RunPriced = true
@@ -309,6 +321,9 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	}
 	if err != nil {
 		return nil, err
+	}
+	if !costly {
+		return res, nil
 	}
 	if usd, known, err := w.ChatCost(ctx, settings, res.Session.Chat().ID); err == nil {
 		res.ChatCost, res.ChatPriced = usd, known

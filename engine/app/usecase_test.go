@@ -175,3 +175,36 @@ func TestSettingsAndModels(t *testing.T) {
 		t.Errorf("got %q, %v, want [a b]", names, err)
 	}
 }
+
+// TestRunScriptChatCost checks the chat's cost a run reports: none for a new chat of
+// scripted turns (the run does not even sum it), the sum of its priced turns for a chat
+// that has some, also when the run that continues it is scripted.
+func TestRunScriptChatCost(t *testing.T) {
+	isolate(t)
+	ctxFile := "version: 1\nmodel: {name: gpt-4o-mini}\nsystem:\n  - role: You are terse.\n"
+	dir := writeFiles(t, map[string]string{"c.ctx.yaml": ctxFile,
+		"new.script.yaml":    "context: ./c.ctx.yaml\nchat: {id: new}\nturns:\n  - user: hi\n    assistant: ok\n",
+		"priced.script.yaml": "context: ./c.ctx.yaml\nchat: {id: priced}\nturns:\n  - user: hi\n    assistant: ok\n    usage: {prompt_tokens: 1000000, completion_tokens: 0, total_tokens: 1000000}\n",
+		"again.script.yaml":  "context: ./c.ctx.yaml\nchat: {id: priced}\nturns:\n  - user: more\n    assistant: sure\n",
+	})
+	ctx := context.Background()
+	opt := Options{DB: filepath.Join(dir, "ctxlab.db")}
+	run := func(name string) *ScriptResult {
+		t.Helper()
+		res, err := RunScript(ctx, opt, ScriptRun{Path: filepath.Join(dir, name)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res
+	}
+	if res := run("new.script.yaml"); res.ChatPriced || res.RunPriced {
+		t.Errorf("a new chat of scripted turns: priced %v/%v, want no price", res.RunPriced, res.ChatPriced)
+	}
+	first := run("priced.script.yaml")
+	if !first.RunPriced || !first.ChatPriced || first.ChatCost <= 0 || first.ChatCost != first.RunCost {
+		t.Fatalf("a turn with usage: run %v $%v, chat %v $%v; want both priced, equal", first.RunPriced, first.RunCost, first.ChatPriced, first.ChatCost)
+	}
+	if again := run("again.script.yaml"); again.RunPriced || !again.ChatPriced || again.ChatCost != first.ChatCost {
+		t.Errorf("a scripted run continuing it: run priced %v, chat %v $%v; want the chat's $%v", again.RunPriced, again.ChatPriced, again.ChatCost, first.ChatCost)
+	}
+}

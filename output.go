@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -216,7 +216,7 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 	skipped := labelledList{label: "held back:"}
 	changed := labelledList{label: "changed:"}
 	instr := labelledList{label: "instructions:"}
-	quiet := map[string][]string{}
+	var quiet quietGroups
 	for i := range t.Decisions {
 		d := &t.Decisions[i]
 		if d.Was != nil {
@@ -227,7 +227,7 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 		}
 		if d.Source == engine.SourceInstruction {
 			if !d.Fired {
-				quiet[d.Reason] = append(quiet[d.Reason], d.ID)
+				quiet.add(d.Reason, d.ID, len(t.Decisions))
 				continue
 			}
 			instr.item()
@@ -261,7 +261,7 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 			continue
 		}
 		if d.Reason == engine.ReasonPredicateFalse {
-			quiet[d.Reason] = append(quiet[d.Reason], d.ID)
+			quiet.add(d.Reason, d.ID, len(t.Decisions))
 			continue
 		}
 		skipped.item()
@@ -275,14 +275,10 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 	if skipped.n > 0 {
 		skipped.write(w, "")
 	}
-	reasons := make([]string, 0, len(quiet))
-	for r := range quiet {
-		reasons = append(reasons, r)
-	}
-	sort.Strings(reasons)
+	slices.SortFunc(quiet, func(a, b quietGroup) int { return strings.Compare(a.reason, b.reason) })
 	var blocks []byte
-	for _, r := range reasons {
-		blocks = appendBlock(blocks, r+":", strings.Join(quiet[r], ", "), v.Width)
+	for _, g := range quiet {
+		blocks = appendBlock(blocks, g.reason+":", strings.Join(g.ids, ", "), v.Width)
 	}
 	if len(blocks) > 0 {
 		_, _ = w.Write(blocks)
@@ -305,6 +301,27 @@ func writeTurnHead(w io.Writer, t *engine.Trace, user string, v turnView) {
 	if v.ShowMessages {
 		writeSent(w, t.Request, t.SystemPrompt, v.Width)
 	}
+}
+
+// quietGroup is the ids of the decisions that did not fire for one reason, in the order
+// of the list; quietGroups are those of a turn, a reason a group (a few at most, so a
+// slice searched in order rather than a map).
+type quietGroup struct {
+	reason string
+	ids    []string
+}
+
+type quietGroups []quietGroup
+
+// add puts id in the group of reason; n bounds the ids of a group.
+func (q *quietGroups) add(reason, id string, n int) {
+	for i := range *q {
+		if g := &(*q)[i]; g.reason == reason {
+			g.ids = append(g.ids, id)
+			return
+		}
+	}
+	*q = append(*q, quietGroup{reason: reason, ids: append(make([]string, 0, n), id)})
 }
 
 // writeSent prints the end of a request as the model gets it: the system-placement

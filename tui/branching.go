@@ -476,14 +476,14 @@ func (m *Model) markVersions() {
 // branchLoaded follows a load: the notice of a branching send once it is saved, the
 // traces of a version switched to, and the versions and checkpoints read again.
 func (m *Model) branchLoaded() tea.Cmd {
-	m.presentLoaded()
+	present := m.presentLoaded()
 	if d := m.br.done; d != nil && m.stream == nil {
 		if d.notice != "" {
 			m.notice = d.notice
 		}
 		m.br.done = nil
 	}
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{present}
 	if m.br.needTraces {
 		m.br.needTraces = false
 		cmds = append(cmds, m.load(true))

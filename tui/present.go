@@ -33,16 +33,20 @@ type presentState struct {
 	typing bool
 	// tick numbers the typing's ticks: a tick of an earlier turn is dropped.
 	tick int
+	// early counts the turns asked for (space) before the chat was loaded: they play once
+	// it is, rather than finding no turn to play.
+	early int
 }
 
 // presentTickMsg types the next characters of the reply.
 type presentTickMsg struct{ seq int }
 
 // presentLoaded follows a load in presentation mode: the turns loaded are the script,
-// the transcript shows those played so far.
-func (m *Model) presentLoaded() {
+// the transcript shows those played so far. The turns asked for before the first load
+// play now; the Cmd types the reply of the last one.
+func (m *Model) presentLoaded() tea.Cmd {
 	if !m.opt.Present {
-		return
+		return nil
 	}
 	p := &m.pr
 	p.items = m.tr.items
@@ -52,6 +56,17 @@ func (m *Model) presentLoaded() {
 	}
 	p.shown = min(p.shown, len(p.items))
 	m.applyPresent()
+	var cmd tea.Cmd
+	if p.early > 0 {
+		m.notice = ""
+	}
+	for ; p.early > 0; p.early-- {
+		if p.typing {
+			p.typing = false // the turn before, shown whole
+		}
+		cmd = m.presentNext()
+	}
+	return cmd
 }
 
 // presentKey handles the keys of presentation mode; ok is false for the keys the root
@@ -83,6 +98,11 @@ func (m *Model) presentKey(k tea.KeyMsg) (tea.Cmd, bool) {
 // presentNext plays the next turn; while a reply is being typed, it shows it whole.
 func (m *Model) presentNext() tea.Cmd {
 	p := &m.pr
+	if !p.started {
+		p.early++
+		m.notice = "loading the chat: the turn plays once it is loaded"
+		return nil
+	}
 	if p.typing {
 		p.typing = false
 		m.applyPresent()

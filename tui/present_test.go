@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/ctxlab/ctxlab/themes"
 )
 
 // presentModel is the workbench in presentation mode at 120x40 on a chat of three
@@ -116,4 +119,29 @@ func TestPresentNarrow(t *testing.T) {
 			t.Errorf("%dx%d: no turn shown:\n%s", size[0], size[1], f)
 		}
 	}
+}
+
+// TestPresentSpaceBeforeLoad presses space before the chat is loaded (a slow start, or a
+// quick presenter): the turn plays once the chat is, instead of "the end" over an empty
+// transcript.
+func TestPresentSpaceBeforeLoad(t *testing.T) {
+	v := newEnv(t)
+	c := v.chat(t, "", nil)
+	for i, r := range []string{"Hi! Let me check the customers table.", "Sure."} {
+		if _, err := c.SendScripted(context.Background(), fmt.Sprintf("question %d", i+1), r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := New(Options{Chat: c, Present: true, Theme: themes.Mono(), Now: v.clock.Now, Location: time.UTC, ContextName: "support.ctx.yaml"})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	init := m.Init()
+	press(m, "space")
+	if strings.Contains(m.notice, "the end") || m.pr.early != 1 {
+		t.Fatalf("space before the load: notice %q, %d turns asked for", m.notice, m.pr.early)
+	}
+	drive(m, init)
+	if m.tr.Len() != 1 || m.notice != "" {
+		t.Fatalf("after the load: %d turns shown, notice %q; want turn 1 played", m.tr.Len(), m.notice)
+	}
+	frameHas(t, m, "Hi! Let me check")
 }

@@ -25,32 +25,10 @@ func turnDecisions(n, reminders int) json.RawMessage {
 // decide and give their reason by the turn; the others decide the same way, for the same
 // reason, every turn.
 func decisionList(n, reminders int, changing func(i int) bool) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i := range reminders {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		turn := 0
-		if changing(i) {
-			turn = n
-		}
-		fired := (turn+i)%7 == 0
-		reason := "predicate_false"
-		if fired {
-			reason = "fired"
-		}
-		fmt.Fprintf(&b, `{"id":"r%03d","source":"reminder","fired":%v,"reason":%q,"detail":"","placement":"inline","tier":"guidance",`+
-			`"text":"r%03d: Keep answers about the topic %d short, \"quoted\" and <tagged>.","tokens":%d,`+
-			`"trace":{"expr":"contentMatches(['sprint dependency refund %d', 'regional vendor monitor', 'queue payroll archive'])",`+
-			`"value":%v,"why":"turn %d %% %d == %d","children":[]}}`,
-			i, fired, reason, i, i, 9+i%3, i, fired, turn, 3+i%5, turn%(3+i%5))
-	}
-	b.WriteByte(']')
-	return b.Bytes()
+	return decision.AppendList(nil, decisionStructs(n, reminders, changing))
 }
 
-// decisionStructs is decisionList as decisions: decision.AppendList of it is the list.
+// decisionStructs is decisionList as decisions.
 func decisionStructs(n, reminders int, changing func(i int) bool) []decision.Decision {
 	ds := make([]decision.Decision, reminders)
 	for i := range ds {

@@ -286,19 +286,22 @@ func FuzzPlanList(f *testing.F) {
 				if seg.start != pos || seg.end <= seg.start {
 					t.Fatalf("%q: segment %d..%d after %d", raw, seg.start, seg.end, pos)
 				}
-				text := string(raw[seg.start:seg.end])
-				switch {
-				case seg.id > 0 && c.texts[seg.id] != text:
+				if text := string(raw[seg.start:seg.end]); seg.id > 0 && c.texts[seg.id] != text {
 					t.Fatalf("%q: piece %d is %q, the list has %q", raw, seg.id, c.texts[seg.id], text)
-				case seg.id < 0:
-					if _, ok := c.ids[text]; !ok && added[text] == 0 {
-						added[text] = int64(len(c.ids) + len(added) + 1)
-					}
 				}
 				pos = seg.end
 			}
 			if pos != len(raw) {
 				t.Fatalf("%q: the plan ends at %d", raw, pos)
+			}
+			if got, err := unpack([]byte(plan.packed), c.texts); err != nil || string(got) != string(raw) {
+				t.Fatalf("%q: the packed form %q unpacks to %q, %v", raw, plan.packed, got, err)
+			}
+			// What a commit does: the new pieces get their ids.
+			for _, seg := range plan.store {
+				if text := string(raw[seg.start:seg.end]); c.ids[text] == 0 && added[text] == 0 {
+					added[text] = int64(len(c.ids) + len(added) + 1)
+				}
 			}
 			c.learn(added)
 		}

@@ -61,9 +61,7 @@ func (m *Model) presentLoaded() tea.Cmd {
 		m.notice = ""
 	}
 	for ; p.early > 0; p.early-- {
-		if p.typing {
-			p.typing = false // the turn before, shown whole
-		}
+		p.typing = false // the turn before, shown whole
 		cmd = m.presentNext()
 	}
 	return cmd

@@ -82,11 +82,10 @@ func (a *app) runCommand() *cobra.Command {
 				case stream != nil:
 					stream.turn(st, &t, res.PlannedOn)
 				default:
-					savedOn := res.Turn.Branch
 					out.do(func() {
 						turnOut.Reset()
 						if t.PlannedOn != "" {
-							fmt.Fprintf(&turnOut, "── another writer wrote to %s meanwhile: saved on %s\n", t.PlannedOn, savedOn)
+							fmt.Fprintf(&turnOut, "── another writer wrote to %s meanwhile: saved on %s\n", t.PlannedOn, t.Branch)
 						}
 						writeTurnView(inertWriter{&turnOut}, &t, stepUser(st), stepSource(st, t.Request.Model), view)
 						_, _ = a.stdout.Write(turnOut.Bytes())

@@ -22,6 +22,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/script"
 	"github.com/ctxlab/ctxlab/themes"
 	"github.com/ctxlab/ctxlab/tui"
+	"github.com/ctxlab/ctxlab/tui/burst"
 )
 
 // demoFS is the built-in demo: its context file (with the skills it references) and the
@@ -117,8 +118,14 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 		}
 	}
 	firstDrawn := sync.OnceFunc(func() { collect(); close(drawn) })
+	// Text that arrives in one burst reaches the workbench as a paste, never as keys
+	// (tui/burst).
+	input := a.stdin
+	if f, ok := input.(*os.File); ok {
+		input = burst.NewReader(f)
+	}
 	p := tea.NewProgram(&firstFrame{Model: m, drawn: firstDrawn}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
-		tea.WithInput(a.stdin), tea.WithOutput(a.stdout), tea.WithContext(ctx))
+		tea.WithInput(input), tea.WithOutput(a.stdout), tea.WithContext(ctx))
 	_, err = p.Run()
 	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {

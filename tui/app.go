@@ -346,6 +346,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case tea.KeyMsg:
+		msg = asText(msg)
 		if cmd, ok := m.extraKey(msg); ok {
 			return m, cmd
 		}
@@ -490,6 +491,19 @@ func (m *Model) draftChanged() tea.Cmd {
 	return m.startPreview()
 }
 
+// asText marks a key event that holds several characters as a paste: text that arrived
+// in one burst, which is never a binding, even when it spells a key's name ("enter",
+// "tab", "ctrl+c"): Bubble Tea names such an event by its characters, which key.Matches
+// would take for the key (spec/tui.md, Keys). The workbench's input (tui/burst) brackets
+// every burst as a paste before Bubble Tea reads it; this covers the words of a burst
+// read without it.
+func asText(k tea.KeyMsg) tea.KeyMsg {
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 {
+		k.Paste = true
+	}
+	return k
+}
+
 // key handles a key press.
 func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	km := m.keys
@@ -508,6 +522,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		return nil
 	}
 	inComposer := m.focus == areaComposer
+	if k.Paste && (!inComposer || m.opt.Present) {
+		if !m.opt.Present {
+			m.notice = "text is not a key: type it in the composer (" + km.Esc.Help().Key + " focuses it)"
+		}
+		return nil
+	}
 	switch {
 	case key.Matches(k, km.Quit):
 		return m.quitOrCancel()

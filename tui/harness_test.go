@@ -154,16 +154,26 @@ func keyMsg(s string) tea.KeyMsg {
 	if strings.HasPrefix(s, "alt+") && len(s) > 4 {
 		alt, s = true, s[4:]
 	}
-	named := map[string]tea.KeyType{"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab,
-		"shift+tab": tea.KeyShiftTab, "up": tea.KeyUp, "down": tea.KeyDown, "home": tea.KeyHome,
-		"end": tea.KeyEnd, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "f1": tea.KeyF1,
-		"ctrl+c": tea.KeyCtrlC, "ctrl+j": tea.KeyCtrlJ, "ctrl+x": tea.KeyCtrlX, "backspace": tea.KeyBackspace,
-		"space": tea.KeySpace}
-	if t, ok := named[s]; ok {
+	if t, ok := keyTypes[s]; ok {
 		return tea.KeyMsg{Type: t, Alt: alt}
 	}
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Alt: alt}
 }
+
+// keyTypes are Bubble Tea's keys by name ("enter", "left", "ctrl+o", "space"): the
+// events a key press sends. (A name sent as runes would be a word typed, which is text,
+// never a key.)
+var keyTypes = func() map[string]tea.KeyType {
+	m := map[string]tea.KeyType{"space": tea.KeySpace}
+	for t := tea.KeyType(-200); t <= 127; t++ {
+		if name := (tea.Key{Type: t}).String(); name != "" && t != tea.KeyRunes && t != tea.KeySpace {
+			if _, ok := m[name]; !ok {
+				m[name] = t
+			}
+		}
+	}
+	return m
+}()
 
 // press sends keys, each a key name or, with type:, text typed rune by rune.
 func press(m *Model, keys ...string) {

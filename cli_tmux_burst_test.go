@@ -1,0 +1,56 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// burstText is a burst of words that spell the workbench's keys.
+const burstText = "press enter now, use tab here, the word down, then esc, q, ? and ctrl+c spelled out"
+
+// TestWorkbenchTmuxBursts types bursts of words into the real binary in tmux, as a paste
+// without bracketed paste, dictation or a slow link deliver them (send-keys -l writes
+// each in one go): in the composer the burst is text, inserted whole, and only the enter
+// key sends it; in the transcript a burst fires nothing, not even its one-letter words;
+// real keys still act.
+func TestWorkbenchTmuxBursts(t *testing.T) {
+	s := setupE2E(t)
+	p := startPane(t, s.tmux, s.bin, 160, 45, s.env, s.args()...)
+	waitFor(t, p, "ctxlab · new chat", e2eTimeout)
+
+	p.typeText(burstText)
+	screen := waitFor(t, p, "spelled out", e2eTimeout)
+	if !strings.Contains(screen, "press enter now, use tab here") || strings.Contains(screen, "turn 1") {
+		t.Fatalf("the burst did not land whole in the composer, or sent something:\n%s", screen)
+	}
+	if !strings.Contains(screen, " composer · ") {
+		t.Errorf("the burst moved the focus out of the composer:\n%s", screen)
+	}
+	p.keys("Enter") // the real key sends
+	waitFor(t, p, "Burst received whole.", e2eTimeout)
+	waitIdle(t, p)
+
+	p.keys("Tab") // a real key moves the focus
+	waitFor(t, p, " transcript · ", e2eTimeout)
+	p.typeText("q ? e x w r enter tab down ctrl+c")
+	screen = waitFor(t, p, "text is not a key", e2eTimeout)
+	for _, acted := range []string{"ctxlab exited", "editing turn", "checkpoint", "regenerat", "rewind", " composer · ", "help"} {
+		if strings.Contains(screen, acted) {
+			t.Errorf("a word of the burst acted (%q on screen):\n%s", acted, screen)
+		}
+	}
+	p.keys("C-c")
+	waitFor(t, p, "ctxlab exited: 0", e2eTimeout)
+
+	e := savedChat(t, s.db, chatIDIn(t, s.db))
+	if len(e.Turns) != 1 || len(e.Messages) != 2 {
+		t.Fatalf("saved %d turns and %d messages; want the burst and its reply", len(e.Turns), len(e.Messages))
+	}
+	for _, m := range e.Messages {
+		if m.Role == chat.RoleUser && m.PlainText() != burstText {
+			t.Errorf("the message saved is %q, want the burst %q", m.PlainText(), burstText)
+		}
+	}
+}

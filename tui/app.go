@@ -195,7 +195,17 @@ func New(opt Options) *Model {
 		chatMu: &sync.Mutex{}, sending: &sync.WaitGroup{}, traces: map[string]*engine.Trace{}, sent: map[string]*engine.Trace{},
 		loops: map[string]*turnLoop{}, details: map[string]bool{}, notice: opt.Notice}
 	m.useKeys()
+	m.tr.emptyHint = "no turns yet: type a message below and press " + keybind.Label(m.keys.Send.Keys()[:1])
+	m.insp.emptyHint = "type a message to see what it would send"
+	if opt.Present {
+		next := keybind.Label(m.keys.PresentNext.Keys()[:1])
+		m.tr.emptyHint = "nothing played yet: " + next + " plays the first turn"
+		m.insp.emptyHint = next + " plays the first turn"
+	}
 	m.comp.Focus()
+	if opt.Present {
+		m.setFocus(areaTranscript) // there is no composer to type in
+	}
 	m.insp.loopKey = &m.keys.NextRequest
 	s := opt.Chat.Session()
 	m.title, m.chatID, m.model = s.Chat().Title, s.Chat().ID, opt.Chat.ModelLabel()

@@ -133,10 +133,15 @@ func (in *inspector) renderCheckpoints(bb *tabBuilder, first int) {
 
 // countNoun writes n and a noun, with an s unless n is 1.
 func countNoun(n int, noun string) string {
+	return strconv.Itoa(n) + " " + nounFor(n, noun)
+}
+
+// nounFor is noun for n of it: singular for 1, else plural (with s).
+func nounFor(n int, noun string) string {
 	if n == 1 {
-		return "1 " + noun
+		return noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return noun + "s"
 }
 
 // hasUnplacedChildren reports whether a branch has children not yet placed in the tree.

@@ -185,6 +185,16 @@ func (m *Model) branchingKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	return nil, true
 }
 
+// opHints are the composer's placeholders during each branching action: what its text
+// is for (the keys are added).
+var opHints = map[branchOp]string{
+	opEdit:       "the edited message",
+	opEditReply:  "the reply to the edited message",
+	opRegenReply: "the new reply",
+	opCorrect:    "the corrected reply",
+	opCheckpoint: "the checkpoint's name",
+}
+
 // editingKeys are the keys that edit the composer's text.
 var editingKeys = map[tea.KeyType]bool{tea.KeyRunes: true, tea.KeySpace: true, tea.KeyBackspace: true, tea.KeyDelete: true,
 	tea.KeyLeft: true, tea.KeyRight: true, tea.KeyUp: true, tea.KeyDown: true, tea.KeyHome: true, tea.KeyEnd: true,
@@ -204,6 +214,7 @@ func (m *Model) startOp(op branchOp, n int, text, banner string) {
 	m.comp.ta.Reset()
 	m.comp.SetValue(text)
 	m.comp.banner = banner
+	m.comp.SetHint(opHints[op])
 	m.preview, m.previewText = nil, ""
 	m.setFocus(areaComposer)
 }
@@ -218,6 +229,7 @@ func (m *Model) endOp() {
 		m.comp.SetValue(m.br.saved)
 	}
 	m.comp.banner = ""
+	m.comp.SetHint("")
 	m.br.op, m.br.turn, m.br.text, m.br.saved = opNone, 0, "", ""
 }
 
@@ -241,6 +253,7 @@ func (m *Model) branchSend() tea.Cmd {
 		}
 		m.br.op, m.br.text = opEditReply, text
 		m.comp.AskReply(text)
+		m.comp.SetHint(opHints[opEditReply])
 		m.comp.banner = fmt.Sprintf("reply as the model to edited turn %d: saved on a new branch (esc cancels)", n)
 		return nil
 	case opEditReply, opRegenReply, opCorrect:

@@ -503,7 +503,7 @@ func (m *Model) chatsView(width, height int) []string {
 		if c.ID == m.chatID {
 			title += " (open)"
 		}
-		stats := fmt.Sprintf("%3d br %5d turns %9s tok %10s  %s", c.Branches, c.Turns,
+		stats := fmt.Sprintf("%3d br %5d %-5s %9s tok %10s  %s", c.Branches, c.Turns, nounFor(c.Turns, "turn"),
 			thousands(c.Usage.TotalTokens), cost, c.UpdatedAt.In(loc).Format("2006-01-02 15:04"))
 		mark, role := "  ", themes.Text
 		if i == o.cursor {

@@ -39,9 +39,9 @@ type composer struct {
 	pending string
 	// saved is the draft put aside while the scripted reply is written.
 	saved string
-	// banner replaces the title while the text is for something else than a new
-	// message (editing a turn, naming a checkpoint).
-	banner string
+	// banner replaces the title, and hint the placeholder, while the text is for
+	// something else than a new message (editing a turn, naming a checkpoint).
+	banner, hint string
 	// history is the messages sent, oldest first; back is how far `up` walked back
 	// (0: not walking).
 	history []string
@@ -87,11 +87,26 @@ func (c *composer) SetTheme(th *themes.Theme) {
 func (c *composer) setPlaceholder() {
 	k := c.keys
 	first := func(b key.Binding) string { return keybind.Label(b.Keys()[:1]) }
-	if c.mode == composeReply {
+	switch {
+	case c.hint != "":
+		save := k.Send
+		if c.mode == composeReply {
+			save = k.SaveReply
+		}
+		c.ta.Placeholder = c.hint + " (" + first(save) + " saves, " + first(k.Esc) + " cancels)"
+		return
+	case c.mode == composeReply:
 		c.ta.Placeholder = "reply as the model (" + first(k.SaveReply) + " saves it, " + first(k.Unanswered) + " leaves the message unanswered)"
 		return
 	}
 	c.ta.Placeholder = "message (" + first(k.Send) + " sends, " + first(k.Newline) + " new line, " + first(k.Editor) + " $EDITOR)"
+}
+
+// SetHint gives the placeholder to a branching action's text ("checkpoint name"), or
+// back to the message's ("").
+func (c *composer) SetHint(hint string) {
+	c.hint = hint
+	c.setPlaceholder()
 }
 
 // Value is the text in the composer.

@@ -81,11 +81,17 @@ func (m *Model) extraKey(k tea.KeyMsg) (tea.Cmd, bool) {
 	case m.rl.errs != nil:
 		switch {
 		case key.Matches(k, km.Esc):
-			m.rl.errs = nil
+			m.closeReloadErrors()
 		case key.Matches(k, km.Reload):
 			return m.reload(), true
 		case key.Matches(k, km.Quit):
 			return m.quitOrCancel(), true
+		case k.Paste || k.Type == tea.KeyRunes || k.Type == tea.KeySpace:
+			// Typing goes on in the composer: the overlay gives way, and the status
+			// line keeps what it said.
+			m.closeReloadErrors()
+			m.setFocus(areaComposer)
+			return m.key(k), true
 		}
 		return nil, true
 	case key.Matches(k, km.Reload):

@@ -113,6 +113,9 @@ type inspector struct {
 	reqStep int
 	loopKey *key.Binding
 
+	// emptyHint says how to get a turn to show, when there is none.
+	emptyHint string
+
 	width, height int // of the last Render
 	cache         map[tabBodyKey]*tabBody
 	builds        int // bodies rendered: cache misses

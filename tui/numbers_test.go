@@ -77,7 +77,7 @@ type turnNumbers struct {
 
 var (
 	numHeaderRe     = regexp.MustCompile(`▌ turn (\d+) · [^·]+ · (\d+) reminders? · (~?\d+) tok`)
-	numWhyCountsRe  = regexp.MustCompile(`(\d+) fired · (\d+) instructions · (\d+) not fired`)
+	numWhyCountsRe  = regexp.MustCompile(`(\d+) fired · (\d+) instructions? · (\d+) not fired`)
 	numFiredRe      = regexp.MustCompile(`✓ (\S+)  \S+ · \S+ · (\d+) tok`)
 	numTabTurnRe    = regexp.MustCompile(`(?m)^(?:PREVIEW )?turn (\d+) · `)
 	numPromptTotRe  = regexp.MustCompile(`system prompt ~(\d+) tokens`)

@@ -15,7 +15,7 @@ import (
 func (in *inspector) renderPrompt(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurnLine(bb)
+		in.noTurnLine(bb)
 		return
 	}
 	in.turnHeader(bb, t)

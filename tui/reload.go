@@ -261,8 +261,8 @@ func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
 			turns++
 		}
 	}
-	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %d turns",
-		inert.Line(m.contextName()), countNoun(decisions, "decision"), turns, len(traces))
+	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %s",
+		inert.Line(m.contextName()), countNoun(decisions, "decision"), turns, countNoun(len(traces), "turn"))
 	if len(traces) == 0 {
 		m.rl.summary = "reload: " + inert.Line(m.contextName()) + " · the next turn uses it"
 	}
@@ -333,6 +333,16 @@ func (m *Model) fileMark() string {
 		return ""
 	}
 	return " (changed)"
+}
+
+// closeReloadErrors closes the overlay of the reload errors; the status line goes on
+// saying that the file has errors, and which version is in force, until the next reload.
+func (m *Model) closeReloadErrors() {
+	if len(m.rl.errs) > 0 {
+		m.lastErr = fmt.Sprintf("the context file has %s (%s); %s stays in force · %s reloads it",
+			countNoun(len(m.rl.errs), "error"), m.rl.errs[0], inert.Line(m.rl.errsFile), m.keys.Reload.Help().Key)
+	}
+	m.rl.errs = nil
 }
 
 // reloadOverlay draws the reload errors in width x height.

@@ -260,13 +260,33 @@ func TestReloadErrorOverlay(t *testing.T) {
 				t.Errorf("the overlay does not name FILE:LINE:COL:\n%s", frame)
 			}
 			goldenAt(t, fmt.Sprintf("reload_errors_%dx%d", sz.w, sz.h), frame)
-			press(m, "type:x") // keys do not leak under the overlay
-			if m.comp.Value() != "" {
-				t.Errorf("a key reached the composer under the overlay")
+			if !strings.Contains(frame, "context file errors · esc close") {
+				t.Errorf("the status line does not give the overlay's keys:\n%s", frame)
+			}
+			press(m, "enter", "tab") // keys that are not text do nothing here
+			if m.rl.errs == nil || m.comp.Value() != "" {
+				t.Fatalf("a key acted under the overlay: overlay open %v, composer %q", m.rl.errs != nil, m.comp.Value())
 			}
 			press(m, "esc")
 			if m.rl.errs != nil {
 				t.Error("esc did not close the overlay")
+			}
+			if !strings.Contains(m.lastErr, "support.ctx.yaml:6:5") || !strings.Contains(m.lastErr, "stays in force") {
+				t.Errorf("closed, the overlay leaves no word of the errors: %q", m.lastErr)
+			}
+			// Typing under the overlay goes on in the composer: the overlay gives way,
+			// nothing typed is lost.
+			press(m, "tab") // the transcript has the focus under the overlay
+			_, cmd = m.Update(ctrlR)
+			drive(m, cmd)
+			if len(m.rl.errs) == 0 || m.focus != areaTranscript {
+				t.Fatalf("after tab and ctrl+r: overlay open %v, focus %d", m.rl.errs != nil, m.focus)
+			}
+			_, cmd = m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("hello there"), Paste: true})
+			drive(m, cmd)
+			if m.rl.errs != nil || m.comp.Value() != "hello there" || m.focus != areaComposer {
+				t.Errorf("typing under the overlay: overlay open %v, composer %q, focus %d; want it closed and the text in the composer",
+					m.rl.errs != nil, m.comp.Value(), m.focus)
 			}
 			if c.(reloader).File() != before {
 				t.Error("the previous file is not in force")

@@ -25,7 +25,7 @@ const (
 func (in *inspector) renderRequest(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurnLine(bb)
+		in.noTurnLine(bb)
 		return
 	}
 	in.turnHeader(bb, t)

@@ -81,15 +81,31 @@ func shortKeys(th *themes.Theme, bs []key.Binding) []string {
 	return out
 }
 
+// relabel is b described as doing what it does in an overlay.
+func relabel(b key.Binding, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(b.Help().Key, desc))
+}
+
+// helpOnly is a line of the status line's keys that is no binding ("typing").
+func helpOnly(what, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(what), key.WithHelp(what, desc))
+}
+
 // statusLines is the bottom: the focused area's keys, then the last error in full.
 func (m *Model) statusLines(w int) []string {
 	th := m.th
 	k := m.keys
 	var keys []key.Binding
 	area := ""
+	overlay := m.help || m.chats.open || m.rl.errs != nil
 	switch {
 	case m.help:
 		area, keys = "help", []key.Binding{k.CloseHelp}
+	case m.chats.open:
+		area, keys = "chats", k.chats()
+	case m.rl.errs != nil:
+		area = "context file errors"
+		keys = []key.Binding{relabel(k.Esc, "close"), relabel(k.Reload, "reload"), helpOnly("typing", "goes to the composer"), relabel(k.Quit, "quit")}
 	case m.opt.Present:
 		area, keys = "presentation", k.present()
 	case m.focus == areaComposer && m.comp.mode == composeReply:
@@ -101,7 +117,7 @@ func (m *Model) statusLines(w int) []string {
 	default:
 		area, keys = "inspector", m.insp.Keys()
 	}
-	if !m.help && !m.opt.Present {
+	if !overlay && !m.opt.Present {
 		keys = append(keys, k.NextFocus, k.Help)
 		if m.width < 100 { // the inspector is hidden: say how to see it, first
 			keys = append([]key.Binding{k.Inspector}, keys...)

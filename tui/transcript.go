@@ -69,6 +69,8 @@ type transcript struct {
 	traces map[string]*engine.Trace
 	// gen is bumped when every cached render goes stale (theme).
 	gen int
+	// emptyHint is what an empty transcript says: how to start.
+	emptyHint string
 
 	showSpans bool
 	// sel is the selected turn; explicit says the user chose it (else the last turn is
@@ -283,7 +285,7 @@ func (t *transcript) Render(width, height int, focused bool) string {
 	t.width, t.height = width, height
 	if len(t.items) == 0 {
 		t.rows = t.rows[:0]
-		msg := []string{"", t.th.Render(themes.Muted, "  no turns yet: type a message below and press enter")}
+		msg := []string{"", t.th.Render(themes.Muted, "  "+t.emptyHint)}
 		return strings.Join(fitBlock(msg, width, height), "\n")
 	}
 	if t.top >= len(t.items) {
@@ -549,7 +551,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 		out = append([]string{"  " + th.Render(themes.User, "you ") + "  " + th.Render(themes.Muted, "(empty)")}, out...)
 	}
 	if hidden > 0 {
-		out = append(out, "  "+th.Render(themes.Muted, fmt.Sprintf("┊ %d injected reminder(s) hidden (s shows them)", hidden)))
+		out = append(out, "  "+th.Render(themes.Muted, "┊ "+countNoun(hidden, "injected reminder")+" hidden (s shows them)"))
 	}
 	return out
 }

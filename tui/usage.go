@@ -15,7 +15,7 @@ import (
 func (in *inspector) renderUsage(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurnLine(bb)
+		in.noTurnLine(bb)
 	} else {
 		in.turnHeader(bb, t)
 		in.turnUsage(bb, t)

@@ -89,8 +89,8 @@ func (in *inspector) turnHeader(bb *tabBuilder, t *engine.Trace) {
 }
 
 // noTurnLine adds the line of a tab with no turn to show.
-func noTurnLine(bb *tabBuilder) {
-	bb.head(themes.Muted, "no turn selected: type a message to see what it would send")
+func (in *inspector) noTurnLine(bb *tabBuilder) {
+	bb.head(themes.Muted, "no turn selected: "+in.emptyHint)
 }
 
 // renderWhy renders the Why tab: every decision of the turn, fired first, each an item
@@ -98,7 +98,7 @@ func noTurnLine(bb *tabBuilder) {
 func (in *inspector) renderWhy(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
-		noTurnLine(bb)
+		in.noTurnLine(bb)
 		return
 	}
 	in.turnHeader(bb, t)
@@ -119,7 +119,7 @@ func (in *inspector) renderWhy(bb *tabBuilder) {
 			}
 		}
 	}
-	bb.head(themes.Muted, strconv.Itoa(nFired)+" fired · "+strconv.Itoa(nInstr)+" instructions · "+strconv.Itoa(nHeld)+" not fired")
+	bb.head(themes.Muted, strconv.Itoa(nFired)+" fired · "+countNoun(nInstr, "instruction")+" · "+strconv.Itoa(nHeld)+" not fired")
 	if nChanged > 0 || len(t.Removed) > 0 {
 		what := "re-evaluated under the edited file: " + strconv.Itoa(nChanged) + " changed"
 		if len(t.Removed) > 0 {

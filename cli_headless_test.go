@@ -521,7 +521,7 @@ func TestHeadlessSmallThings(t *testing.T) {
 }
 
 // TestHeadlessCompletion checks the shell completion of chat ids (replay, branches,
-// export, ask --chat) and of export's --format, through cobra's __complete command.
+// export, ask --chat, the workbench's --chat), of export's --format and of --theme, through cobra's __complete command.
 func TestHeadlessCompletion(t *testing.T) {
 	isolateCtxlabEnv(t)
 	db := filepath.Join(t.TempDir(), "ctxlab.db")
@@ -536,6 +536,9 @@ func TestHeadlessCompletion(t *testing.T) {
 		{[]string{"export", "--db", db, "lo"}, "long-1\tLong reply\n:4\n"},
 		{[]string{"replay", "--db", db, "long-1", ""}, ":4\n"},
 		{[]string{"ask", "hello", "--db", db, "--chat", "la"}, "last\tthe most recently updated chat\n:4\n"},
+		{[]string{"--db", db, "--chat", "br"}, "branching-1\tBranching demo\n:4\n"},
+		{[]string{"--theme", "m"}, "mono\tno colour (as NO_COLOR)\n:4\n"},
+		{[]string{"demo", "--theme", "d"}, "dark\tfor a dark background\n:4\n"},
 		{[]string{"export", "long-1", "--format", ""}, "json\tthe whole chat, lossless\nmarkdown\ta readable transcript of the active branch\nopenai\tthe active branch as OpenAI messages\n:4\n"},
 		{[]string{"replay", "--db", filepath.Join(t.TempDir(), "none.db"), ""}, ":4\n"},
 	}

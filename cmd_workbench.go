@@ -65,6 +65,10 @@ func (a *app) addWorkbench(root *cobra.Command) {
 	f.BoolVarP(&wf.cont, "continue", "c", false, "open the most recently updated chat")
 	f.StringVar(&wf.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
 	f.BoolVar(&wf.present, "present", false, presentHelp)
+	// Each fails only for an unknown flag.
+	_ = root.RegisterFlagCompletionFunc("chat", a.completeChatIDs)
+	_ = root.RegisterFlagCompletionFunc("theme", completeThemes)
+	_ = root.MarkFlagFilename("context", "yaml", "yml")
 
 	var df workbenchFlags
 	demo := &cobra.Command{
@@ -77,6 +81,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 	}
 	demo.Flags().StringVar(&df.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
 	demo.Flags().BoolVar(&df.present, "present", false, presentHelp)
+	_ = demo.RegisterFlagCompletionFunc("theme", completeThemes)
 	root.AddCommand(demo, a.keysCommand())
 }
 

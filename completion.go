@@ -11,7 +11,7 @@ import (
 )
 
 // completeChatIDs completes a chat id (the first argument of replay, branches and export,
-// and ask --chat): the saved chats whose id starts with what is typed, most recently
+// ask --chat and the workbench's --chat): the saved chats whose id starts with what is typed, most recently
 // updated first, each described by its title; "last" too. A database that cannot be
 // opened completes nothing, and never creates one.
 func (a *app) completeChatIDs(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -34,6 +34,22 @@ func (a *app) completeChatIDs(cmd *cobra.Command, args []string, toComplete stri
 	for _, c := range list {
 		if strings.HasPrefix(c.ID, toComplete) {
 			out = append(out, cobra.CompletionWithDesc(c.ID, inert.Line(c.Title)))
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeThemes completes the workbench's --theme.
+func completeThemes(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	for _, t := range [][2]string{
+		{"auto", "dark or light, from the terminal's background"},
+		{"dark", "for a dark background"},
+		{"light", "for a light background"},
+		{"mono", "no colour (as NO_COLOR)"},
+	} {
+		if strings.HasPrefix(t[0], toComplete) {
+			out = append(out, cobra.CompletionWithDesc(t[0], t[1]))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -22,7 +22,7 @@ func TestWorkbenchTmuxBursts(t *testing.T) {
 
 	p.typeText(burstText)
 	screen := waitFor(t, p, "spelled out", e2eTimeout)
-	if !strings.Contains(screen, "press enter now, use tab here") || strings.Contains(screen, "turn 1") {
+	if !strings.Contains(screen, "press enter now, use tab here") || !strings.Contains(screen, "no turns yet") {
 		t.Fatalf("the burst did not land whole in the composer, or sent something:\n%s", screen)
 	}
 	if !strings.Contains(screen, " composer · ") {

@@ -23,6 +23,7 @@ import (
 	"github.com/ctxlab/ctxlab/themes"
 	"github.com/ctxlab/ctxlab/tui"
 	"github.com/ctxlab/ctxlab/tui/burst"
+	"github.com/ctxlab/ctxlab/tui/pace"
 )
 
 // demoFS is the built-in demo: its context file (with the skills it references) and the
@@ -129,8 +130,10 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 	if f, ok := input.(*os.File); ok {
 		input = burst.NewReader(f)
 	}
-	p := tea.NewProgram(&firstFrame{Model: m, drawn: firstDrawn}, tea.WithAltScreen(), tea.WithMouseCellMotion(),
+	ff := &firstFrame{Model: m, drawn: firstDrawn}
+	p := tea.NewProgram(ff, tea.WithAltScreen(), tea.WithMouseCellMotion(),
 		tea.WithInput(input), tea.WithOutput(a.stdout), tea.WithContext(ctx))
+	ff.program = p
 	_, err = p.Run()
 	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {
@@ -314,10 +317,14 @@ func pauseCollector() func() {
 }
 
 // firstFrame is the workbench's model, which calls drawn once it has drawn its first frame
-// (a View with the window's size known).
+// (a View with the window's size known), and gives every frame to the pacer of the
+// program's renderer, which stops its ticker while the screen is still (tui/pace).
 type firstFrame struct {
 	tea.Model
 	drawn func()
+	// program is the program to attach the pacer to, at the first View.
+	program *tea.Program
+	pacer   *pace.Pacer
 }
 
 // Update keeps the wrapper: the program would otherwise go on with the model Update
@@ -332,6 +339,15 @@ func (f *firstFrame) View() string {
 	v := f.Model.View()
 	if v != "" {
 		f.drawn()
+	}
+	if f.pacer == nil && f.program != nil {
+		// The renderer runs by now: Bubble Tea starts it before it asks for a view. A
+		// renderer the pacer does not know goes on ticking, as before.
+		f.pacer, _ = pace.Attach(f.program)
+		f.program = nil
+	}
+	if f.pacer != nil {
+		f.pacer.Frame()
 	}
 	return v
 }

@@ -38,7 +38,7 @@ func TestInit(t *testing.T) {
 			t.Errorf("the starter file lacks %q", want)
 		}
 	}
-	if prompt := mustRunCtxlab(t, "prompt", "--context", ctxapp.DefaultContextFile, "--user", "it failed with an error"); !strings.Contains(prompt, "fired:           ask-for-the-error") {
+	if prompt := mustRunCtxlab(t, "prompt", "--user", "it failed with an error"); !strings.Contains(prompt, "fired:           ask-for-the-error") {
 		t.Errorf("prompt does not use the file init wrote:\n%s", prompt)
 	}
 

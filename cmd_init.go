@@ -17,9 +17,9 @@ import (
 // needs first (a fragment, an instruction, a reminder with a condition), each explained,
 // and pointers to the reference. A test loads it with the real loader.
 const starterContext = `# A context file: everything ctxlab puts around your messages before the model sees
-# them. In this folder, the workbench uses it by itself (unless --context names another
-# file). Edit it while the workbench runs: it reloads the file when you save it and
-# shows, turn by turn, what would have changed.
+# them. In this folder, ctxlab uses it by itself (the workbench, ask, prompt and run,
+# unless --context names another file). Edit it while the workbench runs: it reloads
+# the file when you save it and shows, turn by turn, what would have changed.
 #
 # See what it produces, sending nothing:  ctxlab prompt --user "why did it fail?"
 # Every key and fragment kind: CONTEXT-FILE.md; every condition: PREDICATES.md
@@ -61,7 +61,7 @@ func (a *app) initCommand() *cobra.Command {
 		Short: "Write a commented starter context file (default ./" + ctxapp.DefaultContextFile + "), never over an existing one",
 		Long: "init writes a starter context file, with a fragment, an instruction and a reminder, each\n" +
 			"explained, to PATH (a folder: " + ctxapp.DefaultContextFile + " in it; default: ./" + ctxapp.DefaultContextFile + ").\n" +
-			"In the folder that holds ./" + ctxapp.DefaultContextFile + ", the workbench uses it when --context\n" +
+			"In the folder that holds ./" + ctxapp.DefaultContextFile + ", every command uses it when --context\n" +
 			"names no other file. An existing file is never overwritten.",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if err := cobra.MaximumNArgs(1)(cmd, args); err != nil {

@@ -220,7 +220,7 @@ func (m *mdWriter) user(msg *chat.Message) {
 			body = s.text // not one tagged block: show it as it was sent
 		}
 		m.str("\n")
-		lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+		lines := strings.Split(demoteHeadings(strings.TrimRight(body, "\n")), "\n")
 		for i, l := range lines {
 			switch {
 			case i == 0 && l == "":
@@ -408,9 +408,10 @@ func (m *mdWriter) turnLine(t *chat.Turn, user *chat.Message) {
 	m.str("\n")
 }
 
-// block writes text as a paragraph ending with a newline.
+// block writes a message's text as a paragraph ending with a newline, its headings
+// demoted below the transcript's own (demoteHeadings).
 func (m *mdWriter) block(s string) {
-	m.str(strings.TrimRight(s, "\n"))
+	m.str(demoteHeadings(strings.TrimRight(s, "\n")))
 	m.str("\n")
 }
 

@@ -19,7 +19,8 @@ func (a *app) askCommand() *cobra.Command {
 		Short: "Send one message to the model and print the reply and the turn's decisions",
 		Long: "ask sends MESSAGE to the configured model, in a new chat (or, with --chat, a saved one),\n" +
 			"saves the turn and prints it as run does: the decisions and why, the reply, the tokens.\n" +
-			"Without --context the chat has an empty context: no fragments, no reminders.",
+			"The context file is --context; else, with --chat, the file the chat was last used with;\n" +
+			"else ./ctxlab.ctx.yaml; else none: a plain chat, with no system prompt and no tools.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Text = args[0]
@@ -55,7 +56,7 @@ func (a *app) askCommand() *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Context, "context", "", "context file (default: none, an empty context)")
+	f.StringVar(&req.Context, "context", "", "context file (default: the chat's last one, else ./ctxlab.ctx.yaml, else none: a plain chat)")
 	f.StringVar(&req.Chat, "chat", "", "continue a saved chat: an id, a unique prefix of one, or last")
 	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print the turn's JSON trace on one line")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/format"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 func (a *app) exportCommand() *cobra.Command {
@@ -41,14 +43,28 @@ func (a *app) exportCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			write := func(ctx context.Context, w io.Writer, exportFormat, id string) error {
+				return format.WriteChat(ctx, w, exportFormat, ws.Store(), id)
+			}
+			if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+				// A folder: a new file in it named after the chat, as the workbench names it.
+				lib := &ctxapp.Library{W: ws, Export: write}
+				path, err := lib.ExportFile(cmd.Context(), out, exportFormat, id)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout, inert.Line(path))
+				return nil
+			}
 			return writeOutput(out, a.stdout, func(w io.Writer) error {
-				return format.WriteChat(cmd.Context(), w, exportFormat, ws.Store(), id)
+				return write(cmd.Context(), w, exportFormat, id)
 			})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&exportFormat, "format", format.JSON, "json, markdown or openai")
-	f.StringVarP(&out, "out", "o", "", "write to FILE instead of the standard output (replaced only when the export succeeds)")
+	f.StringVarP(&out, "out", "o", "", "write to FILE instead of the standard output (replaced only when the export succeeds); "+
+		"to a folder, write a new file in it named after the chat's title, never over another, and print its path")
 	cmd.ValidArgsFunction = a.completeChatIDs
 	_ = cmd.RegisterFlagCompletionFunc("format", completeFormats) // fails only for an unknown flag
 	return cmd

@@ -20,13 +20,25 @@ func (a *app) configCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Print the resolved model settings and where each came from (the API key masked)",
-		Args:  exactArgs(0),
+		Long: "config prints the settings a new chat of the workbench (or ask, prompt, run) would use:\n" +
+			"the context file, chosen as every command chooses it (--context, else ./ctxlab.ctx.yaml,\n" +
+			"else none: a plain chat), the model settings under it and where each came from, the\n" +
+			"config file it looked at and the chat database.",
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := ctxapp.LoadSettings(a.modelFlags(), contextPath, true)
+			var closers []func()
+			defer func() {
+				for _, c := range closers {
+					c()
+				}
+			}()
+			// The workbench's own start: the same context file, so the same model.
+			st, err := a.workbenchStart(cmd.Context(), workbenchFlags{context: contextPath}, false, func(f func()) { closers = append(closers, f) })
 			if err != nil {
 				return err
 			}
-			lines := append(s.Lines(), a.fileLines()...)
+			lines := append(st.settings.Lines(), contextLine(st.choice))
+			lines = append(lines, a.fileLines()...)
 			if asJSON {
 				for _, l := range lines {
 					if err := writeJSONLine(a.stdout, l); err != nil {
@@ -39,9 +51,23 @@ func (a *app) configCommand() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&contextPath, "context", "", "also read the model block of this context file")
+	cmd.Flags().StringVar(&contextPath, "context", "", "context file (default: ./ctxlab.ctx.yaml, else none), whose model block is read")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per setting")
 	return cmd
+}
+
+// contextLine is the context file of `ctxlab config`: the one a new chat would use.
+func contextLine(c ctxapp.ContextChoice) config.Line {
+	switch c.Source {
+	case ctxapp.ContextNamed:
+		return config.Line{Key: "context_file", Value: c.Path, Source: "flag --context"}
+	case ctxapp.ContextDefault:
+		return config.Line{Key: "context_file", Value: c.Path, Source: "found in the working directory"}
+	case ctxapp.ContextRecorded:
+		return config.Line{Key: "context_file", Value: c.Path, Source: "the file the chat was last used with"}
+	}
+	return config.Line{Key: "context_file", Value: "none: a plain chat (no system prompt, no tools)",
+		Source: "no --context, no ./" + ctxapp.DefaultContextFile + " (ctxlab init writes one)"}
 }
 
 // fileLines are the files `ctxlab config` names: the config file it looked at and the

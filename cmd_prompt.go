@@ -10,13 +10,13 @@ func (a *app) promptCommand() *cobra.Command {
 	var contextPath, user, at string
 	var asJSON, showMessages bool
 	cmd := &cobra.Command{
-		Use:   "prompt --context FILE",
+		Use:   "prompt [--context FILE]",
 		Short: "Render the system prompt and the first turn's decisions without sending anything",
-		Args:  exactArgs(0),
+		Long: "prompt plans the first turn of a new chat and prints its system prompt and decisions,\n" +
+			"sending nothing. The context file is --context, else ./ctxlab.ctx.yaml, else none: a plain\n" +
+			"chat, whose system prompt is empty and which has no decisions.",
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if contextPath == "" {
-				return &usageError{"prompt needs --context FILE"}
-			}
 			res, err := ctxapp.Prompt(cmd.Context(), a.modelFlags(), contextPath, user, at)
 			if err != nil {
 				return err
@@ -25,12 +25,16 @@ func (a *app) promptCommand() *cobra.Command {
 			if asJSON {
 				return writeJSONLine(a.stdout, trace)
 			}
-			writePrompt(a.stdout, res.File.Renderer, plan, &trace, user, a.view(showMessages))
+			renderer := res.File.Renderer
+			if res.Context.Path == "" {
+				renderer = ""
+			}
+			writePrompt(a.stdout, renderer, plan, &trace, user, a.view(showMessages))
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&contextPath, "context", "", "context file (*.ctx.yaml)")
+	f.StringVar(&contextPath, "context", "", "context file (default: ./ctxlab.ctx.yaml, else none: a plain chat)")
 	f.StringVar(&user, "user", "", "text of the first user message (default: empty)")
 	f.StringVar(&at, "at", "", "clock of the turn, RFC 3339 (default: now)")
 	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")

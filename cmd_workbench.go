@@ -19,10 +19,12 @@ import (
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
+	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/engine/script"
 	"github.com/ctxlab/ctxlab/themes"
 	"github.com/ctxlab/ctxlab/tui"
 	"github.com/ctxlab/ctxlab/tui/burst"
+	"github.com/ctxlab/ctxlab/tui/keybind"
 	"github.com/ctxlab/ctxlab/tui/pace"
 )
 
@@ -61,7 +63,7 @@ func (a *app) addWorkbench(root *cobra.Command) {
 		return a.workbench(cmd.Context(), wf, false)
 	}
 	f := root.Flags()
-	f.StringVar(&wf.context, "context", "", "context file (default: ./ctxlab.ctx.yaml, else the built-in demo context)")
+	f.StringVar(&wf.context, "context", "", "context file (default: for a saved chat the file it was last used with, else ./ctxlab.ctx.yaml, else none: a plain chat)")
 	f.StringVar(&wf.chat, "chat", "", "open this saved chat on its active branch")
 	f.BoolVarP(&wf.cont, "continue", "c", false, "open the most recently updated chat")
 	f.StringVar(&wf.theme, "theme", "auto", "colours: auto, dark, light or mono (NO_COLOR gives mono)")
@@ -156,39 +158,11 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 	if demo {
 		dbFlag = ":memory:"
 	}
-	path, builtIn := wf.context, false
-	var ws *ctxapp.Workspace // the database, when it was opened to read the recorded file
-	if path == "" && !demo {
-		path, ws = a.recordedContext(ctx, wf) // the file a saved chat was last used with
-		if ws != nil {
-			closers = append(closers, func() { ws.Close() })
-		}
-	}
-	if path == "" && !demo {
-		if _, err := os.Stat("ctxlab.ctx.yaml"); err == nil {
-			path = "ctxlab.ctx.yaml"
-		}
-	}
-	var demoDir string
-	if path == "" || demo {
-		dir, err := writeDemo()
-		if err != nil {
-			return opt, cleanup, err
-		}
-		closers = append(closers, func() { os.RemoveAll(dir) })
-		demoDir = dir
-		if path == "" {
-			path, builtIn = filepath.Join(dir, "support.ctx.yaml"), true
-		}
-	}
-	file, err := ctxfile.Load(path)
+	st, err := a.workbenchStart(ctx, wf, demo, func(f func()) { closers = append(closers, f) })
 	if err != nil {
-		return opt, cleanup, err // FILE:LINE:COL: message, exit 2
-	}
-	// The config file too (its keys: section, its profiles), offline: nothing is run.
-	if _, err := ctxapp.ResolveSettings(a.workbenchModelFlags(), file, true); err != nil {
 		return opt, cleanup, err
 	}
+	choice, file, ws := st.choice, st.file, st.ws
 	// Checked after the context and config files, so their errors are reported with or
 	// without a terminal, and before anything is opened or written.
 	if !isTerminal(a.stdin) || !isTerminal(a.stdout) {
@@ -227,7 +201,7 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		}
 	}
 	if demo {
-		if err := playDemo(ctx, e, demoDir); err != nil {
+		if err := playDemo(ctx, e, st.demoDir); err != nil {
 			return opt, cleanup, fmt.Errorf("demo: %w", err)
 		}
 		id, opt.Badge = demoChat, "DEMO"
@@ -248,16 +222,79 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 	opt.Chat = c
 	opt.Keys = s.Keys // the config file's keys: section, checked when it was read
 	opt.Library = workbenchLibrary(ws, s, model, file)
-	opt.Watch, opt.BuiltIn = !builtIn && !demo, builtIn || demo
+	opt.Watch, opt.BuiltIn = !demo, demo
 	opt.Clipboard = a.stdout
-	opt.ContextName = filepath.Base(path)
-	if builtIn || demo {
+	opt.ContextName = choice.Label()
+	switch {
+	case demo:
 		opt.ContextName = "built-in demo context"
+	case choice.Path == "":
+		opt.Hint = plainChatHint(s)
+	}
+	if choice.Gone != "" && opt.Notice == "" {
+		opt.Notice = fmt.Sprintf("The chat's context file %s is gone; using %s.", inert.Line(choice.Gone), inert.Line(choice.Label()))
 	}
 	if w, ok := ctxapp.ContextWindow(s.ModelName()); ok {
 		opt.ContextWindow = w
 	}
 	return opt, cleanup, nil
+}
+
+// startContext is what the workbench starts on, resolved before it opens or writes
+// anything: the context file chosen by the rule every command follows
+// (ctxapp.ChooseContext), loaded, and the model settings under it, resolved offline.
+// `ctxlab config` shows the same, so it names the model the workbench uses.
+type startContext struct {
+	choice   ctxapp.ContextChoice
+	file     *ctxfile.File
+	settings ctxapp.Settings
+	// ws is the database when it was opened to read the file a saved chat was last used
+	// with (nil otherwise); demoDir the copy of the built-in demo (demo only).
+	ws      *ctxapp.Workspace
+	demoDir string
+}
+
+// workbenchStart resolves the startContext of the workbench (demo: the built-in demo);
+// closer receives what must be closed or removed once the workbench ends, even on error.
+// A context or config file with errors is reported here (FILE:LINE:COL, exit 2).
+func (a *app) workbenchStart(ctx context.Context, wf workbenchFlags, demo bool, closer func(func())) (startContext, error) {
+	var st startContext
+	if demo {
+		dir, err := writeDemo()
+		if err != nil {
+			return st, err
+		}
+		closer(func() { os.RemoveAll(dir) })
+		st.demoDir = dir
+		st.choice = ctxapp.ContextChoice{Path: filepath.Join(dir, "support.ctx.yaml"), Source: ctxapp.ContextNamed}
+	} else {
+		st.choice = ctxapp.ChooseContext(wf.context, func() string {
+			path, ws := a.recordedContext(ctx, wf) // the file a saved chat was last used with
+			if ws != nil {
+				closer(func() { ws.Close() })
+			}
+			st.ws = ws
+			return path
+		})
+	}
+	var err error
+	if st.file, err = ctxapp.LoadContext(st.choice); err != nil {
+		return st, err
+	}
+	// The config file too (its keys: section, its profiles), offline: nothing is run.
+	st.settings, err = ctxapp.ResolveSettings(a.workbenchModelFlags(), st.file, true)
+	return st, err
+}
+
+// plainChatHint is what the status line says while a chat with no context file is
+// empty: what that means, and how to start a context file.
+func plainChatHint(s ctxapp.Settings) string {
+	hint := "No context file: a plain chat (no system prompt, no tools). `ctxlab init` writes a starter ./" +
+		ctxapp.DefaultContextFile
+	if k := keybind.Label(keybind.Apply(s.Keys)["reload"]); k != "" {
+		hint += ", which " + k + " then loads"
+	}
+	return hint + "."
 }
 
 // workbenchModelFlags are the model flags of the command line.

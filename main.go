@@ -124,7 +124,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.DurationVar(&a.flags.idleTimeout, "idle-timeout", 0, "limit on a silence mid-stream (default: the profile's idle_timeout, else 30s)")
 	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
 		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand(), a.askCommand(),
-		a.versionCommand())
+		a.versionCommand(), a.initCommand())
 	root.Version = buildVersion()
 	root.SetVersionTemplate("{{.Version}}\n")
 	a.addWorkbench(root) // ctxlab with no command, and ctxlab demo

@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 )
@@ -77,11 +78,17 @@ func (iw inertWriter) Write(p []byte) (int, error) {
 }
 
 // writePrompt prints what `ctxlab prompt` shows of a planned turn: the rendered system
-// prompt, the turn's block and a summary of the request.
+// prompt (renderer "": there is no context file, and so none), the turn's block and a
+// summary of the request.
 func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trace, user string, v turnView) {
 	w = humanOutput(w)
-	fmt.Fprintf(w, "── system prompt · %s · ~%d tokens\n%s\n\n", renderer,
-		plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
+	if renderer == "" {
+		fmt.Fprintf(w, "── system prompt · none: no context file (no --context, no ./%s): a plain chat\n"+
+			"(the request has no system message and no tools; `ctxlab init` writes a starter file)\n\n", ctxapp.DefaultContextFile)
+	} else {
+		fmt.Fprintf(w, "── system prompt · %s · ~%d tokens\n%s\n\n", renderer,
+			plan.Estimate.Fragments+plan.Estimate.Instructions, plan.SystemPrompt)
+	}
 	writeTurnView(w, t, user, "", v)
 	fmt.Fprintf(w, "  %-16s model %s · %s · %s\n", "request:",
 		inert.Line(plan.Request.Model), plural(plan.Request.Len(), "message"), plural(len(plan.Request.Tools), "tool"))

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"os"
 
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
@@ -21,9 +20,10 @@ func workbenchLibrary(ws *ctxapp.Workspace, s ctxapp.Settings, model engine.Repl
 }
 
 // recordedContext returns the context file recorded on the chat the workbench is asked to
-// open (--chat ID, or --continue), "" when there is none, it no longer exists, or the
-// database cannot tell. It opens the database only if it exists, and returns it open (the
-// caller closes it; nil when it did not open it), so the workbench does not open it twice.
+// open (--chat ID, or --continue), "" when there is none or the database cannot tell
+// (ctxapp.ChooseContext passes over a file that no longer exists). It opens the database
+// only if it exists, and returns it open (the caller closes it; nil when it did not open
+// it), so the workbench does not open it twice.
 func (a *app) recordedContext(ctx context.Context, wf workbenchFlags) (string, *ctxapp.Workspace) {
 	if wf.chat == "" && !wf.cont {
 		return "", nil
@@ -40,12 +40,5 @@ func (a *app) recordedContext(ctx context.Context, wf workbenchFlags) (string, *
 	} else if id, err = ws.LastChat(ctx); err != nil || id == "" {
 		return "", ws
 	}
-	path, err := ws.ChatContext(ctx, id)
-	if err != nil || path == "" {
-		return "", ws
-	}
-	if _, err := os.Stat(path); err != nil {
-		return "", ws
-	}
-	return path, ws
+	return ws.RecordedContext(ctx, id), ws
 }

@@ -57,12 +57,15 @@ type Options struct {
 	// shows the model, or SCRIPTED when there is none.
 	Badge string
 	// ContextName is the context file's name for the header ("built-in demo context" for
-	// the embedded one).
+	// the embedded one, app.NoContextLabel for none).
 	ContextName string
 	// ContextWindow is the model's context window in tokens (0: unknown).
 	ContextWindow int
 	// Notice is shown in the status line until the first key.
 	Notice string
+	// Hint is shown in the status line, muted, while the chat has no turn and no context
+	// file: how to start one (`ctxlab init`).
+	Hint string
 	// Library is the saved chats the chats overlay (ctrl+o) works on (nil: none).
 	Library Library
 	// Watch watches the context file and the files it references, reloading on a change.

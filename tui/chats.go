@@ -244,7 +244,10 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.rl.seq++ // a reload in flight was of the other chat
 	m.rl.running, m.rl.digest = false, ""
 	m.rl.file = c.File() // no Cmd has the new chat yet
-	if f := m.rl.file; f != nil && f.Path != "" && !(m.opt.BuiltIn && f.Path == m.rl.builtInPath) {
+	switch f := m.rl.file; {
+	case f != nil && f.Path == "":
+		m.opt.ContextName = ctxapp.NoContextLabel
+	case f != nil && !(m.opt.BuiltIn && f.Path == m.rl.builtInPath):
 		m.opt.ContextName = filepath.Base(f.Path)
 	}
 	m.tr.SetTraces(m.traces)

@@ -119,8 +119,12 @@ func TestChatsActions(t *testing.T) {
 		t.Errorf("header title after rename: got %q", m.title)
 	}
 
-	// Export: a file named after the chat, never overwritten.
-	for i, want := range []string{id + ".md", id + "-1.md"} {
+	// Export: a file named after the chat's title, never overwritten.
+	name := ctxapp.ExportName("Renamed chat", id)
+	if !strings.HasPrefix(name, "renamed-chat-") || strings.Contains(name, id) {
+		t.Fatalf("export name %q, want the title's slug and a short suffix of the id", name)
+	}
+	for i, want := range []string{name + ".md", name + "-1.md"} {
 		send(m, ctrl(tea.KeyCtrlS))
 		press(m, "m")
 		if !strings.HasSuffix(m.notice, want) {

@@ -148,7 +148,7 @@ const reloadTickEvery = 100 * time.Millisecond
 // it and its turns are re-evaluated under it, the status line counting them.
 func (m *Model) reload() tea.Cmd {
 	r, ok := m.chat.(reloader)
-	if !ok || m.rl.file == nil || m.rl.file.Path == "" {
+	if !ok || m.rl.file == nil {
 		m.setErr(fmt.Errorf("reload: this chat has no context file on disk"))
 		return nil
 	}
@@ -161,6 +161,11 @@ func (m *Model) reload() tea.Cmd {
 	m.rl.progress, m.rl.done, m.rl.total = &reloadProgress{}, 0, 0
 	seq, mu, path, pr := m.rl.seq, m.chatMu, m.rl.file.Path, m.rl.progress
 	work := func() tea.Msg {
+		if path == "" { // a plain chat: the file the rule would choose now (ctxlab init)
+			if path = ctxapp.ChooseContext("", nil).Path; path == "" {
+				return reloadedMsg{seq: seq, rerr: fmt.Errorf("no context file: `ctxlab init` writes a starter ./%s", ctxapp.DefaultContextFile)}
+			}
+		}
 		file, err := ctxfile.Load(path)
 		if err != nil {
 			return reloadedMsg{seq: seq, err: err}
@@ -223,6 +228,9 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 	}
 	if !msg.moved {
 		return nil
+	}
+	if strings.HasPrefix(m.lastErr, "reload: ") { // an earlier reload's error is out of date
+		m.lastErr = ""
 	}
 	m.rl.file = msg.file
 	changed := msg.digest != m.rl.digest

@@ -130,8 +130,15 @@ func (m *Model) statusLines(w int) []string {
 	}
 	out := []string{th.Render(themes.Status, fitLine(line, w))}
 	out = append(out, m.extraStatus(w)...)
-	if m.notice != "" {
-		for _, l := range wrapToWidth(m.notice, max(w-2, 1)) {
+	notes := []string{m.notice}
+	if f := m.rl.file; m.opt.Hint != "" && !m.opt.Present && m.tr.Len() == 0 && (f == nil || f.Path == "") {
+		notes = append(notes, m.opt.Hint)
+	}
+	for _, n := range notes {
+		if n == "" {
+			continue
+		}
+		for _, l := range wrapToWidth(n, max(w-2, 1)) {
 			out = append(out, fitLine(" "+th.Render(themes.Muted, l), w))
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/ctxlab/ctxlab/engine"
-	"github.com/ctxlab/ctxlab/engine/ctxfile"
 )
 
 // ErrAskNoModel is `ctxlab ask` with no model configured: it has no scripted reply to fall
@@ -17,8 +16,8 @@ var ErrAskNoModel = &UsageError{"ask needs a model, and none is configured: set 
 type AskRequest struct {
 	// Text is the user's message.
 	Text string
-	// Context is the context file; "" is none: an empty context, with no fragments and no
-	// reminders.
+	// Context is the context file (--context); "" leaves it to ChooseContext: the file a
+	// saved chat was last used with, else ./ctxlab.ctx.yaml, else none (a plain chat).
 	Context string
 	// Chat continues a saved chat on its active branch: an id, a unique prefix of one, or
 	// "last" (see ResolveChat); "" starts a new chat.
@@ -30,6 +29,8 @@ type AskRequest struct {
 // AskResult is a message sent and its reply saved.
 type AskResult struct {
 	Turn *engine.TurnResult
+	// Context is the context file the turn was sent under.
+	Context ContextChoice
 	// ChatID is the chat the turn was saved in; DBPath the database.
 	ChatID, DBPath string
 	// Branch is the branch the turn was saved on; Turns the branch's turn count.
@@ -41,13 +42,10 @@ type AskResult struct {
 // the turn. With no model configured it returns ErrAskNoModel before opening anything. A
 // reply cut short is saved and returned with its error, as engine.Session.Send does.
 func Ask(ctx context.Context, opt Options, r AskRequest) (*AskResult, error) {
-	file := &ctxfile.File{Renderer: replayFile.Renderer}
-	if r.Context != "" {
-		f, err := ctxfile.Load(r.Context)
-		if err != nil {
-			return nil, err
-		}
-		file = f
+	choice := ChooseContext(r.Context, func() string { return savedChatContext(ctx, opt, r.Chat, true) })
+	file, err := LoadContext(choice)
+	if err != nil {
+		return nil, err
 	}
 	settings, err := ResolveSettings(opt.Flags, file, false)
 	if err != nil {
@@ -90,5 +88,5 @@ func Ask(ctx context.Context, opt Options, r AskRequest) (*AskResult, error) {
 		return nil, err
 	}
 	sess := c.Session()
-	return &AskResult{Turn: res, ChatID: c.ID(), DBPath: w.DBPath(), Branch: sess.Branch(), Turns: sess.TurnCount()}, err
+	return &AskResult{Turn: res, Context: choice, ChatID: c.ID(), DBPath: w.DBPath(), Branch: sess.Branch(), Turns: sess.TurnCount()}, err
 }

@@ -9,6 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/ctxfile"
@@ -123,8 +127,9 @@ func (l *Library) Delete(ctx context.Context, id string) error { return l.W.Dele
 var exportExt = map[string]string{"json": ".json", "markdown": ".md", "openai": ".openai.json"}
 
 // ExportFile exports a saved chat in format to a new file in dir named after the chat
-// (CHAT.md, CHAT.json, CHAT.openai.json), never overwriting: CHAT-1.md, CHAT-2.md … when
-// the name is taken. It returns the path written; a failed export leaves no file.
+// (ExportName: NAME.md, NAME.json, NAME.openai.json), never overwriting: NAME-1.md,
+// NAME-2.md … when the name is taken. It returns the path written; a failed export leaves
+// no file.
 func (l *Library) ExportFile(ctx context.Context, dir, format, id string) (string, error) {
 	ext, ok := exportExt[format]
 	if !ok {
@@ -133,7 +138,11 @@ func (l *Library) ExportFile(ctx context.Context, dir, format, id string) (strin
 	if l.Export == nil {
 		return "", errors.New("export is not available here")
 	}
-	base := safeName(id)
+	c, err := l.W.db.Chat(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	base := ExportName(c.Title, c.ID)
 	for i := 0; i < 1000; i++ {
 		name := base + ext
 		if i > 0 {
@@ -160,19 +169,86 @@ func (l *Library) ExportFile(ctx context.Context, dir, format, id string) (strin
 	return "", fmt.Errorf("export: every name from %s%s to %s-999%s is taken in %s", base, ext, base, ext, dir)
 }
 
-// safeName makes a chat id a file name: anything but letters, digits, - _ . becomes _.
-func safeName(id string) string {
-	b := []byte(id)
-	for i, c := range b {
-		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.'
-		if !ok {
-			b[i] = '_'
+// Export file names: the slug of a title is at most maxSlug bytes, and the id's suffix
+// idSuffix bytes.
+const (
+	maxSlug  = 48
+	idSuffix = 8
+)
+
+// ExportName is the base name of a chat's export file (without its extension): the slug
+// of its title (lower-case ASCII letters and digits, every other run of characters a
+// single '-'; accents dropped, so "Café" gives "cafe"; at most 48 bytes), then '-' and a
+// short suffix of its id (its last 8 letters and digits), so that two chats of one title
+// do not share a name: "Support demo" of chat "demo-1" is "support-demo-demo1". A title
+// with nothing to keep (empty, emoji alone) gives the id, made safe the same way and
+// bounded too. The name holds no path separator, dot, blank or control character, and is
+// never a name Windows reserves (CON, NUL, COM1 …): it can be written on any system.
+func ExportName(title, id string) string {
+	idSlug := slug(id, 2*maxSlug)
+	name := slug(title, maxSlug)
+	switch {
+	case name == "" && idSlug == "":
+		name = "chat"
+	case name == "":
+		name = idSlug
+	default:
+		alnum := strings.ReplaceAll(idSlug, "-", "")
+		if len(alnum) > idSuffix {
+			alnum = alnum[len(alnum)-idSuffix:]
+		}
+		if alnum != "" {
+			name += "-" + alnum
 		}
 	}
-	if len(b) == 0 || b[0] == '.' {
-		return "chat" + string(b)
+	if reservedName(name) {
+		name = "chat-" + name
 	}
-	return string(b)
+	return name
+}
+
+// slug lower-cases s to ASCII letters and digits, its accents dropped, every other run of
+// characters one '-', none at either end, cut to at most n bytes (at a '-' when one is
+// near).
+func slug(s string, n int) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range norm.NFD.String(s) {
+		switch {
+		case unicode.Is(unicode.Mn, r): // an accent, decomposed from its letter
+			continue
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+		case r >= 'A' && r <= 'Z':
+			r += 'a' - 'A'
+		default:
+			dash = b.Len() > 0
+			continue
+		}
+		if dash {
+			b.WriteByte('-')
+			dash = false
+		}
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if len(out) > n {
+		out = out[:n]
+		if i := strings.LastIndexByte(out, '-'); i > n/2 {
+			out = out[:i]
+		}
+		out = strings.TrimRight(out, "-")
+	}
+	return out
+}
+
+// reservedName reports whether a base name is one Windows reserves for devices.
+func reservedName(name string) bool {
+	switch strings.ToLower(name) {
+	case "con", "prn", "aux", "nul":
+		return true
+	}
+	l := strings.ToLower(name)
+	return len(l) == 4 && (strings.HasPrefix(l, "com") || strings.HasPrefix(l, "lpt")) && l[3] >= '0' && l[3] <= '9'
 }
 
 // samePath reports whether two paths name the same file once made absolute.

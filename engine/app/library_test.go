@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -85,7 +86,10 @@ func TestLibrary(t *testing.T) {
 		}
 		paths = append(paths, filepath.Base(p))
 	}
-	want := []string{c.ID() + ".md", c.ID() + "-1.md", c.ID() + "-2.md"}
+	// Named after the title (the first message) and the end of the id.
+	alnum := strings.ReplaceAll(c.ID(), "-", "")
+	base := "a-question-about-the-slow-query-" + alnum[len(alnum)-8:]
+	want := []string{base + ".md", base + "-1.md", base + "-2.md"}
 	for i := range want {
 		if paths[i] != want[i] {
 			t.Errorf("export %d: got %s, want %s", i, paths[i], want[i])
@@ -102,10 +106,55 @@ func TestLibrary(t *testing.T) {
 	if _, err := l.ExportFile(ctx, dir, "json", c.ID()); err == nil {
 		t.Error("a failed export: got no error")
 	}
-	if _, err := os.Stat(filepath.Join(dir, c.ID()+".json")); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, base+".json")); err == nil {
 		t.Error("a failed export left its file")
 	}
-	if got := safeName("a/b c"); got != "a_b_c" {
-		t.Errorf("safeName: got %q", got)
+	if _, err := l.ExportFile(ctx, dir, "json", "no-such-chat"); err == nil {
+		t.Error("export of a chat that does not exist: got no error")
+	}
+}
+
+// TestExportName: an export file's name is the slug of the chat's title and the end of
+// its id; safe on any system, bounded, and the id alone when the title keeps nothing.
+func TestExportName(t *testing.T) {
+	const uuid = "0192f3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b"
+	tests := []struct{ name, title, id, want string }{
+		{"a title", "Support demo", "demo-1", "support-demo-demo1"},
+		{"a uuid's last characters", "Support demo", uuid, "support-demo-4e5f6a7b"},
+		{"same title, other chat", "Support demo", "0192f3c4-5d6e-7f80-9a1b-000000000001", "support-demo-00000001"},
+		{"case and punctuation", "Why did my query FAIL?!", "c1", "why-did-my-query-fail-c1"},
+		{"accents dropped", "Café crème, naïve façade", "c1", "cafe-creme-naive-facade-c1"},
+		{"emoji", "🚀 Launch 👍🏽 plan 👨‍💻", "c1", "launch-plan-c1"},
+		{"emoji alone: the id", "🚀👍🏽", uuid, "0192f3c4-5d6e-7f80-9a1b-2c3d4e5f6a7b"},
+		{"path separators", `a/b\c/../../etc/passwd`, "c1", "a-b-c-etc-passwd-c1"},
+		{"dots alone", "..", "c1", "c1"},
+		{"a leading dot", ".hidden", "c1", "hidden-c1"},
+		{"empty: the id", "", "demo-1", "demo-1"},
+		{"blank: the id", " \t\n", "demo-1", "demo-1"},
+		{"control characters", "line\x1b[2J one\x07\ttwo\x00three\u009b", "c1", "line-2j-one-two-three-c1"},
+		{"windows reserved characters", `a<b>c:d"e|f?g*h`, "c1", "a-b-c-d-e-f-g-h-c1"},
+		{"a windows device name", "", "con", "chat-con"},
+		{"a windows device name with a digit", "", "LPT1", "chat-lpt1"},
+		{"nothing at all", "", "", "chat"},
+		{"an id with nothing to keep", "Title", "///", "title"},
+		{"very long", strings.Repeat("word ", 40), "c1", strings.TrimSuffix(strings.Repeat("word-", 9), "-") + "-c1"},
+		{"one very long word", strings.Repeat("x", 300), "c1", strings.Repeat("x", 48) + "-c1"},
+		{"a very long id alone", "", strings.Repeat("i", 500), strings.Repeat("i", 96)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ExportName(tt.title, tt.id)
+			if got != tt.want {
+				t.Errorf("ExportName(%q, %q) = %q, want %q", tt.title, tt.id, got, tt.want)
+			}
+			for _, r := range got {
+				if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r >= 'A' && r <= 'Z') {
+					t.Errorf("%q holds %q", got, r)
+				}
+			}
+			if len(got) > 2*maxSlug || strings.HasPrefix(got, "-") || strings.HasSuffix(got, "-") {
+				t.Errorf("%q: %d bytes, or a '-' at an end", got, len(got))
+			}
+		})
 	}
 }

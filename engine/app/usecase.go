@@ -53,16 +53,20 @@ func ServerModels(ctx context.Context, flags Flags) ([]string, error) {
 
 // PromptResult is a first turn planned and not sent: what `ctxlab prompt` shows.
 type PromptResult struct {
-	File  *ctxfile.File
-	Plan  *engine.Plan
-	Trace engine.Trace
+	// Context is the context file chosen (ChooseContext); File is it loaded.
+	Context ContextChoice
+	File    *ctxfile.File
+	Plan    *engine.Plan
+	Trace   engine.Trace
 }
 
-// Prompt plans the first turn of a new chat under the context file at contextPath, with
-// user as the user's text, at the RFC 3339 time at ("": now), offline: nothing is sent or
-// saved. A malformed at is a *UsageError.
+// Prompt plans the first turn of a new chat, with user as the user's text, at the RFC
+// 3339 time at ("": now), offline: nothing is sent or saved. The context file is
+// contextPath, else the one ChooseContext picks for a new chat (./ctxlab.ctx.yaml, else
+// none: an empty system prompt and no decisions). A malformed at is a *UsageError.
 func Prompt(ctx context.Context, flags Flags, contextPath, user, at string) (*PromptResult, error) {
-	file, err := ctxfile.Load(contextPath)
+	choice := ChooseContext(contextPath, nil)
+	file, err := LoadContext(choice)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +91,7 @@ func Prompt(ctx context.Context, flags Flags, contextPath, user, at string) (*Pr
 		in.At = t
 	}
 	plan := sess.Preview(in)
-	return &PromptResult{File: file, Plan: plan, Trace: engine.PlanTrace("", plan)}, nil
+	return &PromptResult{Context: choice, File: file, Plan: plan, Trace: engine.PlanTrace("", plan)}, nil
 }
 
 // ReplayStats counts what a replay walked.
@@ -233,22 +237,23 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 	if err != nil {
 		return nil, err
 	}
-	contextPath := r.Context
-	if contextPath == "" {
-		contextPath = sc.Context
-		if _, err := os.Stat(contextPath); contextPath != "" && errors.Is(err, fs.ErrNotExist) {
-			return nil, diag.Errorf(sc.Path, sc.ContextAt.Line, sc.ContextAt.Col, "context: %s: no such file", contextPath)
+	named := r.Context
+	if named == "" {
+		named = sc.Context
+		if _, err := os.Stat(named); named != "" && errors.Is(err, fs.ErrNotExist) {
+			return nil, diag.Errorf(sc.Path, sc.ContextAt.Line, sc.ContextAt.Col, "context: %s: no such file", named)
 		}
 	}
-	if contextPath == "" {
-		return nil, &diag.Error{File: sc.Path, Line: 1, Col: 1, Msg: "the script names no context file; add context: or give --context FILE"}
-	}
+	// A script that names no file plays under the one rule of every command: the file
+	// the chat it continues was last used with, else ./ctxlab.ctx.yaml, else none.
+	choice := ChooseContext(named, func() string { return savedChatContext(ctx, opt, sc.Chat.ID, false) })
+	contextPath := choice.Path
 	var file *ctxfile.File
 	if early != nil && contextPath == guess {
 		l := <-early
 		file, err = l.file, l.err
 	} else {
-		file, err = ctxfile.Load(contextPath)
+		file, err = LoadContext(choice)
 	}
 	if err != nil {
 		return nil, err
@@ -330,6 +335,27 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		res.ChatCost, res.ChatPriced = usd, known
 	}
 	return res, nil
+}
+
+// savedChatContext is the context file recorded on the saved chat ref names in the
+// database opt names: the chat with that id, or with resolve, also a unique prefix of one
+// or last (Workspace.ResolveChat). It is "" when ref is "", or when the database or the
+// chat cannot be read (opening the chat then says why). Nothing is created.
+func savedChatContext(ctx context.Context, opt Options, ref string, resolve bool) string {
+	if ref == "" {
+		return ""
+	}
+	w, err := OpenSaved(ctx, opt)
+	if err != nil {
+		return ""
+	}
+	defer w.Close()
+	if resolve {
+		if ref, err = w.ResolveChat(ctx, ref); err != nil {
+			return ""
+		}
+	}
+	return w.RecordedContext(ctx, ref)
 }
 
 // loadedContext is a context file loaded on another goroutine.

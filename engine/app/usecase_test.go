@@ -46,9 +46,8 @@ turns:
 func TestRunScript(t *testing.T) {
 	isolate(t)
 	dir := writeFiles(t, map[string]string{"test.ctx.yaml": testCtx, "edited.ctx.yaml": editedCtx, "run.script.yaml": scriptSrc,
-		"bad-step.script.yaml":   "context: ./test.ctx.yaml\nturns:\n  - user: hi\n    assistant: ok\n  - restore: nowhere\n",
-		"asks.script.yaml":       "context: ./test.ctx.yaml\nturns:\n  - user: hi\n",
-		"no-context.script.yaml": "turns:\n  - user: hi\n    assistant: ok\n",
+		"bad-step.script.yaml": "context: ./test.ctx.yaml\nturns:\n  - user: hi\n    assistant: ok\n  - restore: nowhere\n",
+		"asks.script.yaml":     "context: ./test.ctx.yaml\nturns:\n  - user: hi\n",
 	})
 	ctx := context.Background()
 	opt := Options{DB: filepath.Join(dir, "ctxlab.db")}
@@ -60,7 +59,6 @@ func TestRunScript(t *testing.T) {
 		opened     bool
 	}{
 		{"asks", "asks.script.yaml:3:", false},
-		{"no-context", "no-context.script.yaml:1:1: the script names no context file", false},
 		{"bad-step", "bad-step.script.yaml:5:", true},
 	} {
 		_, err := RunScript(ctx, opt, ScriptRun{Path: filepath.Join(dir, tt.name+".script.yaml")})

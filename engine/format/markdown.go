@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"sort"
@@ -141,7 +142,7 @@ func (m *mdWriter) write(in *Input) {
 			m.str("\n")
 			m.user(msg)
 			if t := byUser[msg.ID]; t != nil {
-				m.turnLine(t, msg)
+				m.turnLine(t, msg, nil)
 			}
 		case chat.RoleAssistant:
 			m.str("\n**Assistant**")
@@ -151,7 +152,7 @@ func (m *mdWriter) write(in *Input) {
 			m.str("\n")
 			m.assistant(msg)
 			if t := byAssistant[msg.ID]; t != nil {
-				m.turnLine(t, users[t.UserMessageID])
+				m.turnLine(t, users[t.UserMessageID], msg)
 			}
 		default:
 			m.printf("\n**%s**\n\n", roleName(msg.Role))
@@ -220,7 +221,7 @@ func (m *mdWriter) user(msg *chat.Message) {
 			body = s.text // not one tagged block: show it as it was sent
 		}
 		m.str("\n")
-		lines := strings.Split(strings.TrimRight(body, "\n"), "\n")
+		lines := strings.Split(demoteHeadings(strings.TrimRight(body, "\n")), "\n")
 		for i, l := range lines {
 			switch {
 			case i == 0 && l == "":
@@ -370,8 +371,10 @@ func (m *mdWriter) tool(p *chat.Part) {
 	}
 }
 
-// turnLine writes the reminders that fired during a turn and its tokens.
-func (m *mdWriter) turnLine(t *chat.Turn, user *chat.Message) {
+// turnLine writes the reminders that fired during a turn and its tokens, and how it
+// ended when that was not with the reply finished: its finish reason, cancelled (the
+// reply, reply nil for none, kept as far as it had come) or its error.
+func (m *mdWriter) turnLine(t *chat.Turn, user, reply *chat.Message) {
 	baked := map[string]bool{}
 	if user != nil {
 		for _, r := range user.Reminders {
@@ -402,15 +405,36 @@ func (m *mdWriter) turnLine(t *chat.Turn, user *chat.Message) {
 	if t.FinishReason != "" && t.FinishReason != "stop" {
 		m.printf(" · *finish:* %s", oneLine(t.FinishReason))
 	}
-	if t.Error != "" {
+	switch {
+	case t.Error == context.Canceled.Error(): // the user cancelled (esc, ctrl+c, a signal)
+		if hasContent(reply) {
+			m.str(" · *interrupted:* cancelled; the reply above is what had arrived")
+		} else {
+			m.str(" · *interrupted:* cancelled before any reply arrived")
+		}
+	case t.Error != "":
 		m.printf(" · *error:* %s", oneLine(t.Error))
 	}
 	m.str("\n")
 }
 
-// block writes text as a paragraph ending with a newline.
+// hasContent reports whether a reply holds text or a tool call.
+func hasContent(msg *chat.Message) bool {
+	if msg == nil {
+		return false
+	}
+	for _, p := range msg.Parts {
+		if p.Type == chat.PartTool || p.Type == chat.PartText && strings.TrimSpace(p.Text) != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// block writes a message's text as a paragraph ending with a newline, its headings
+// demoted below the transcript's own (demoteHeadings).
 func (m *mdWriter) block(s string) {
-	m.str(strings.TrimRight(s, "\n"))
+	m.str(demoteHeadings(strings.TrimRight(s, "\n")))
 	m.str("\n")
 }
 

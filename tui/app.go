@@ -462,7 +462,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 
 func (m *Model) setErr(err error) {
 	if err != nil {
-		m.lastErr = inert.Line(err.Error())
+		m.lastErr = inert.DisplayLine(err.Error())
 	}
 }
 

@@ -392,6 +392,9 @@ func (c *composer) Render(width, height int, focused bool) string {
 	}
 	c.ta.SetWidth(width - 2)
 	c.ta.SetHeight(height - 1)
+	// The textarea wraps a word wider than a row (a run of emoji) onto rows of its own,
+	// which Height does not count: scroll its text so that the cursor's row is shown.
+	c.ta, _ = c.ta.Update(nil)
 	body := c.ta.View()
 	lines := strings.Split(body, "\n")
 	out := make([]string, 0, height)

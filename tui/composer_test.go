@@ -159,3 +159,15 @@ func TestComposerDrawsEmojiAsTerminals(t *testing.T) {
 	}
 }
 
+// TestComposerShowsTheCursorRow: a draft whose long run of emoji the textarea wraps onto
+// more rows than the composer has still shows the row the cursor is on.
+func TestComposerShowsTheCursorRow(t *testing.T) {
+	c := newComposer(themes.Mono())
+	c.Focus()
+	c.Render(80, 5, true)
+	c.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("draft 👍🏽 x " + strings.Repeat("👨\u200d💻", 40) + " TAIL")})
+	out := c.Render(80, c.Height(20), true)
+	if !strings.Contains(out, "TAIL") {
+		t.Errorf("the cursor's row is not shown:\n%s", out)
+	}
+}

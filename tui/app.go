@@ -164,6 +164,8 @@ type Model struct {
 
 	lastErr string
 	notice  string
+	// clip is what a copy asks of the process, and the error it left (clipboard.go).
+	clip clipState
 
 	// The reload of the context file, and the chats overlay.
 	rl    reloadState

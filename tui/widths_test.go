@@ -97,15 +97,21 @@ func TestGoldenWideCharacters(t *testing.T) {
 // copiedText decodes the text of an OSC 52 clipboard write.
 func copiedText(t *testing.T, seq string) string {
 	t.Helper()
-	enc, ok := strings.CutPrefix(seq, "\x1b]52;c;")
-	if !ok || !strings.HasSuffix(enc, "\x07") {
+	text, ok := decodeOSC52(seq)
+	if !ok {
 		t.Fatalf("not an OSC 52 sequence: %q", seq)
 	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(enc, "\x07"))
-	if err != nil {
-		t.Fatal(err)
+	return text
+}
+
+// decodeOSC52 decodes the text of a plain OSC 52 clipboard write.
+func decodeOSC52(seq string) (string, bool) {
+	enc, ok := strings.CutPrefix(seq, "\x1b]52;c;")
+	if !ok || !strings.HasSuffix(enc, "\x07") {
+		return "", false
 	}
-	return string(raw)
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(enc, "\x07"))
+	return string(raw), err == nil
 }
 
 // checkEveryMeasure checks that a frame is h lines, each w cells wide by every measure.

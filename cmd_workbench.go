@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -115,6 +116,11 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 	}
 	opt.Theme = th
 	opt.Present = wf.present
+	// The terminal's auto-wrap is off while the workbench runs, and on again however Run
+	// ends (a line drawn wider than measured is cut, instead of scrolling the screen).
+	_, _ = io.WriteString(a.stdout, tui.AutoWrapOff)
+	defer io.WriteString(a.stdout, tui.AutoWrapOn)
+	opt.AutoWrapOff = true
 	drawn := make(chan struct{})
 	opt.FirstFrame = drawn
 	m := tui.New(opt)

@@ -74,6 +74,9 @@ type Options struct {
 	BuiltIn bool
 	// Clipboard is the terminal OSC 52 copies are written to (nil: no clipboard).
 	Clipboard io.Writer
+	// AutoWrapOff says the terminal's auto-wrap is off while the workbench runs (see
+	// AutoWrapOff): $EDITOR then runs with it on, and it is turned off again after.
+	AutoWrapOff bool
 	// ExportDir is where the chats overlay writes exports ("": the current directory).
 	ExportDir string
 	// Present is presentation mode (`--present`): the transcript starts empty, space
@@ -164,6 +167,8 @@ type Model struct {
 
 	lastErr string
 	notice  string
+	// clip is what a copy asks of the process, and the error it left (clipboard.go).
+	clip clipState
 
 	// The reload of the context file, and the chats overlay.
 	rl    reloadState
@@ -476,7 +481,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 
 func (m *Model) setErr(err error) {
 	if err != nil {
-		m.lastErr = inert.Line(err.Error())
+		m.lastErr = inert.DisplayLine(err.Error())
 	}
 }
 
@@ -776,9 +781,11 @@ func (m *Model) editor() tea.Cmd {
 		m.setErr(err)
 		return nil
 	}
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
-		return readEditorFile(path, err)
-	})
+	done := func(err error) tea.Msg { return readEditorFile(path, err) }
+	if m.opt.AutoWrapOff {
+		return tea.Exec(&autoWrapExec{cmd: cmd}, done)
+	}
+	return tea.ExecProcess(cmd, done)
 }
 
 // mouse scrolls the pane under the pointer, and selects the turn clicked.

@@ -90,17 +90,17 @@ func (in *inspector) renderBranches(bb *tabBuilder) {
 		return
 	}
 	bb.headSegs(tabSeg{themes.Text, countNounES(len(c.Branches), "branch")},
-		tabSeg{themes.Muted, " · active " + inert.Line(c.Active)})
+		tabSeg{themes.Muted, " · active " + inert.DisplayLine(c.Active)})
 	for i, b := range branchOrder(c.Branches) {
 		bb.item(i)
 		firedMark, role := "  ", themes.Text
 		if b.Name == c.Active {
 			firedMark, role = "* ", themes.Selected
 		}
-		bb.segs(2, tabSeg{role, firedMark}, tabSeg{themes.Border, b.guide}, tabSeg{role, inert.Line(b.Name)})
+		bb.segs(2, tabSeg{role, firedMark}, tabSeg{themes.Border, b.guide}, tabSeg{role, inert.DisplayLine(b.Name)})
 		detail := countNoun(b.Turns, "turn") + " · " + countNoun(b.Messages, "message")
 		if b.Parent != "" {
-			detail = "from " + inert.Line(b.Parent) + " · " + detail
+			detail = "from " + inert.DisplayLine(b.Parent) + " · " + detail
 		}
 		guides := "    " + b.detail
 		for _, l := range wrapHanging(detail, utf8.RuneCountInString(guides), 0, bb.width) {
@@ -127,7 +127,7 @@ func (in *inspector) renderCheckpoints(bb *tabBuilder, first int) {
 	bb.segs(0, tabSeg{themes.Text, countNoun(len(cps), "checkpoint")}, tabSeg{themes.Muted, " · enter restores one on a new branch"})
 	for i, cp := range cps {
 		bb.item(first + i)
-		bb.segs(2, tabSeg{themes.Text, "◆ "}, tabSeg{themes.Text, inert.Line(cp.Name)})
+		bb.segs(2, tabSeg{themes.Text, "◆ "}, tabSeg{themes.Text, inert.DisplayLine(cp.Name)})
 	}
 }
 

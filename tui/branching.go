@@ -211,7 +211,7 @@ func (m *Model) startOp(op branchOp, n int, text, banner string) {
 		}
 	}
 	m.br.op, m.br.turn, m.br.saved = op, n, saved
-	m.comp.ta.Reset()
+	m.comp.Reset()
 	m.comp.SetValue(text)
 	m.comp.banner = banner
 	m.comp.SetHint(opHints[op])
@@ -224,7 +224,7 @@ func (m *Model) endOp() {
 	if m.comp.mode == composeReply {
 		m.comp.EndReply()
 	}
-	m.comp.ta.Reset()
+	m.comp.Reset()
 	if m.br.saved != "" {
 		m.comp.SetValue(m.br.saved)
 	}
@@ -281,7 +281,7 @@ func (m *Model) branchSend() tea.Cmd {
 			if err := b.CheckpointTurn(context.Background(), n, text); err != nil {
 				return branchOpMsg{err: fmt.Errorf("checkpoint turn %d: %w", n, err)}
 			}
-			return branchOpMsg{notice: fmt.Sprintf("checkpoint %s at turn %d (the Branches tab restores it)", inert.Line(text), n), keepSelection: true}
+			return branchOpMsg{notice: fmt.Sprintf("checkpoint %s at turn %d (the Branches tab restores it)", inert.DisplayLine(text), n), keepSelection: true}
 		}
 	}
 	return nil
@@ -345,7 +345,7 @@ func newBranchNotice(ctx context.Context, c Chat, verb string) string {
 	if list, err := c.Branches(ctx); err == nil {
 		n = len(list)
 	}
-	return fmt.Sprintf("%s on new branch %s (%s)", verb, inert.Line(c.Session().Branch()), branchCount(n))
+	return fmt.Sprintf("%s on new branch %s (%s)", verb, inert.DisplayLine(c.Session().Branch()), branchCount(n))
 }
 
 // stepVersion switches to the version d steps from the active one of turn n.
@@ -395,7 +395,7 @@ func (m *Model) stepVersion(n, d int) tea.Cmd {
 		if lm.branches, err = c.Branches(ctx); err != nil {
 			lm.err = fmt.Errorf("load the chat: %w", err)
 		}
-		return branchOpMsg{notice: fmt.Sprintf("turn %d: version %d/%d, on branch %s", n, to+1, len(vs), inert.Line(target.Branch)),
+		return branchOpMsg{notice: fmt.Sprintf("turn %d: version %d/%d, on branch %s", n, to+1, len(vs), inert.DisplayLine(target.Branch)),
 			keepSelection: true, loaded: lm}
 	}
 }
@@ -430,9 +430,9 @@ func (m *Model) restore(name string) tea.Cmd {
 		defer mu.Unlock()
 		ctx := context.Background()
 		if err := b.Restore(ctx, name); err != nil {
-			return branchOpMsg{err: fmt.Errorf("restore checkpoint %s: %w", inert.Line(name), err)}
+			return branchOpMsg{err: fmt.Errorf("restore checkpoint %s: %w", inert.DisplayLine(name), err)}
 		}
-		return branchOpMsg{notice: newBranchNotice(ctx, c, "restored checkpoint "+inert.Line(name)), traces: true}
+		return branchOpMsg{notice: newBranchNotice(ctx, c, "restored checkpoint "+inert.DisplayLine(name)), traces: true}
 	}
 }
 

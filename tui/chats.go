@@ -205,7 +205,7 @@ func (m *Model) chatsMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		o.open = false
 		if msg.note != "" {
-			m.notice = inert.Line(msg.note)
+			m.notice = inert.DisplayLine(msg.note)
 		}
 		return m.switchChat(msg.chat), true
 	case chatDoneMsg:
@@ -215,7 +215,7 @@ func (m *Model) chatsMsg(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		switch {
 		case msg.what == "export":
-			m.notice = "exported to " + inert.Line(msg.id)
+			m.notice = "exported to " + inert.DisplayLine(msg.id)
 			return nil, true
 		case msg.reopen:
 			return tea.Batch(m.loadChats(), m.newChat(false)), true
@@ -457,14 +457,14 @@ func (m *Model) chatsView(width, height int) []string {
 	th := m.th
 	o := &m.chats
 	out := []string{" " + th.Render(themes.Focus, "chats") + th.Render(themes.Muted, fmt.Sprintf(" · %d of %d · type to filter (title and messages)", len(o.shown), len(o.list)))}
-	filter := " filter: " + inert.Line(o.filter) + "▏"
+	filter := " filter: " + inert.DisplayLine(o.filter) + "▏"
 	out = append(out, th.Render(themes.Text, filter))
 	switch o.mode {
 	case chatsRename:
-		out = append(out, " "+th.Render(themes.Warning, "new title: ")+inert.Line(o.input)+"▏"+th.Render(themes.Muted, "  enter saves · esc cancels"))
+		out = append(out, " "+th.Render(themes.Warning, "new title: ")+inert.DisplayLine(o.input)+"▏"+th.Render(themes.Muted, "  enter saves · esc cancels"))
 	case chatsConfirm:
 		if s := o.selected(); s != nil {
-			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.Line(s.Title), countNoun(s.Turns, "turn"), branchCount(s.Branches))))
+			out = append(out, " "+th.Render(themes.Error, fmt.Sprintf("delete %q and everything of it (%s, %s)? y/n", inert.DisplayLine(s.Title), countNoun(s.Turns, "turn"), branchCount(s.Branches))))
 		}
 	case chatsExport:
 		out = append(out, " "+th.Render(themes.Warning, "export as: j json · m markdown · o openai")+th.Render(themes.Muted, " · esc cancels"))
@@ -495,7 +495,7 @@ func (m *Model) chatsView(width, height int) []string {
 	titleW := max(width-4-statsW, 8)
 	for i := o.top; i < len(o.shown) && i < o.top+rows; i++ {
 		c := &o.list[o.shown[i]]
-		title := inert.Line(c.Title)
+		title := inert.DisplayLine(c.Title)
 		if title == "" {
 			title = "untitled"
 		}

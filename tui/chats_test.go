@@ -1,9 +1,7 @@
 package tui
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -181,73 +179,6 @@ func TestChatsNoLibrary(t *testing.T) {
 	if m.chats.open || m.lastErr == "" {
 		t.Errorf("no library: open %v, error %q", m.chats.open, m.lastErr)
 	}
-}
-
-// TestCopy: c and y write OSC 52 to the terminal and say so; without a terminal that can,
-// they say that.
-func TestCopy(t *testing.T) {
-	t.Setenv("TMUX", "")
-	tests := []struct {
-		name, term, key string
-		clipboard       bool
-		want            string // in the clipboard
-		notice, err     string
-	}{
-		{"message", "xterm-256color", "c", true, "The first query was refused", "copied the reply", ""},
-		{"request", "xterm-256color", "y", true, `"messages":`, "copied the request JSON", ""},
-		{"dumb terminal", "dumb", "c", true, "", "", "cannot take the clipboard"},
-		{"no terminal", "xterm", "y", false, "", "", "cannot take the clipboard"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Setenv("TERM", tt.term)
-			v := newEnv(t)
-			v.playScript(t, "support.script.yaml")
-			var buf bytes.Buffer
-			opt := Options{}
-			if tt.clipboard {
-				opt.Clipboard = &buf
-			}
-			m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, opt)
-			press(m, "tab", "up", "up", tt.key)
-			if tt.err != "" {
-				if !strings.Contains(m.lastErr, tt.err) || buf.Len() != 0 {
-					t.Errorf("error %q, clipboard %q; want %q and nothing written", m.lastErr, buf.String(), tt.err)
-				}
-				return
-			}
-			out := buf.String()
-			enc, ok := strings.CutPrefix(out, "\x1b]52;c;")
-			if !ok || !strings.HasSuffix(enc, "\x07") {
-				t.Fatalf("not an OSC 52 sequence: %q", out)
-			}
-			raw, err := base64.StdEncoding.DecodeString(strings.TrimSuffix(enc, "\x07"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(raw), tt.want) {
-				t.Errorf("copied %q, want it to hold %q", raw, tt.want)
-			}
-			if want := fmt.Sprintf("%s: %s bytes", tt.notice, thousands(len(raw))); !strings.Contains(m.notice, want) {
-				t.Errorf("notice %q, want %q", m.notice, want)
-			}
-			if !strings.Contains(m.View(), "copied") {
-				t.Error("the status line does not say it copied")
-			}
-		})
-	}
-	t.Run("tmux", func(t *testing.T) {
-		t.Setenv("TERM", "screen")
-		t.Setenv("TMUX", "/tmp/tmux-1/default,1,0")
-		v := newEnv(t)
-		v.playScript(t, "support.script.yaml")
-		var buf bytes.Buffer
-		m := newModel(t, v, v.chat(t, "demo-1", nil), 120, 40, Options{Clipboard: &buf})
-		press(m, "tab", "c")
-		if !strings.HasPrefix(buf.String(), "\x1bPtmux;\x1b\x1b]52;c;") {
-			t.Errorf("inside tmux: got %q, want the sequence wrapped for tmux", buf.String())
-		}
-	})
 }
 
 // BenchmarkChatsFilter: one keystroke in the chats overlay over 10,000 saved chats, to the

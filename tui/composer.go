@@ -6,12 +6,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/textarea"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
@@ -31,10 +33,16 @@ const (
 
 // composer is the message editor under the transcript: a textarea, the messages sent
 // (for `up` on an empty draft), and the scripted-reply step.
+//
+// The textarea holds the draft as it is drawn: with the emoji sequences terminals draw at
+// different widths rewritten (inert.Cells), so that what the textarea measures is what the
+// terminal draws. draft is the text as typed, which is what is sent: each edit of the
+// textarea's text is carried into it (sync).
 type composer struct {
-	ta   textarea.Model
-	th   *themes.Theme
-	mode composerMode
+	ta    textarea.Model
+	draft string
+	th    *themes.Theme
+	mode  composerMode
 	// pending is the user message waiting for its scripted reply (composeReply).
 	pending string
 	// saved is the draft put aside while the scripted reply is written.
@@ -109,13 +117,20 @@ func (c *composer) SetHint(hint string) {
 	c.setPlaceholder()
 }
 
-// Value is the text in the composer.
-func (c *composer) Value() string { return c.ta.Value() }
+// Value is the text in the composer, as typed.
+func (c *composer) Value() string { return c.draft }
 
 // SetValue replaces the text, cursor at its end.
 func (c *composer) SetValue(s string) {
-	c.ta.SetValue(inert.ExpandTabs(inert.Text(s), 4))
+	c.draft = inert.ExpandTabs(inert.Text(s), 4)
+	c.ta.SetValue(inert.Cells(c.draft))
 	c.ta.CursorEnd()
+}
+
+// Reset empties the composer.
+func (c *composer) Reset() {
+	c.draft = ""
+	c.ta.Reset()
 }
 
 // Draft is the user message the inspector previews: the text, or the message waiting
@@ -124,7 +139,7 @@ func (c *composer) Draft() string {
 	if c.mode == composeReply {
 		return c.pending
 	}
-	return c.ta.Value()
+	return c.draft
 }
 
 // Focus gives the composer the keyboard.
@@ -139,20 +154,20 @@ func (c *composer) Sent(text string) {
 		c.history = append(c.history, text)
 	}
 	c.back = 0
-	c.ta.Reset()
+	c.Reset()
 }
 
 // AskReply starts the scripted-reply step for the user message text.
 func (c *composer) AskReply(text string) {
 	c.mode, c.pending, c.saved = composeReply, text, ""
-	c.ta.Reset()
+	c.Reset()
 	c.setPlaceholder()
 }
 
 // EndReply ends the scripted-reply step, back to an empty message draft.
 func (c *composer) EndReply() {
 	c.mode, c.pending = composeMessage, ""
-	c.ta.Reset()
+	c.Reset()
 	if c.saved != "" {
 		c.SetValue(c.saved)
 	}
@@ -173,7 +188,7 @@ func (c *composer) Restore(text string) {
 // walkBack shows the previous message sent (`up` on an empty draft, or while walking);
 // it reports whether it did.
 func (c *composer) walkBack() bool {
-	if c.back == 0 && c.ta.Value() != "" {
+	if c.back == 0 && c.draft != "" {
 		return false
 	}
 	if c.back >= len(c.history) {
@@ -191,7 +206,7 @@ func (c *composer) walkForward() bool {
 	}
 	c.back--
 	if c.back == 0 {
-		c.ta.Reset()
+		c.Reset()
 		return true
 	}
 	c.SetValue(c.history[len(c.history)-c.back])
@@ -219,9 +234,132 @@ func (c *composer) Update(msg tea.Msg) tea.Cmd {
 	// the most rows the composer grows to first, so a draft that fits is never scrolled
 	// (Render then sets the height the text needs).
 	c.ta.SetHeight(max(c.ta.Height(), composerMaxLines))
+	before := c.ta.Value()
 	var cmd tea.Cmd
 	c.ta, cmd = c.ta.Update(msg)
+	if after := c.ta.Value(); after != before {
+		c.sync(before, after)
+	}
 	return cmd
+}
+
+// sync carries an edit of the textarea's text, from before to after (both as drawn), into
+// the draft. The text around the edit keeps the characters it was typed with; the edited
+// stretch, widened to the whole of any rewritten emoji sequence it touches, takes what the
+// textarea holds there now (deleting the 💻 of a drawn 👨💻 leaves 👨). When the new text
+// draws differently (a skin tone typed after its emoji, a paste), the textarea is given the
+// draft as drawn, its cursor as far from the end as it was.
+func (c *composer) sync(before, after string) {
+	drawn, spans := drawnSpans(c.draft)
+	if drawn != before || spans == nil && inert.Cells(after) == after {
+		// Not the text the textarea was given, or nothing is drawn rewritten: the draft
+		// is what the textarea holds.
+		c.draft = after
+		return
+	}
+	p, q := commonEnds(before, after)
+	from, to := p, len(before)-q
+	for _, sp := range spans {
+		if sp.dFrom < to && sp.dTo > from { // overlaps the edit, or holds an insertion inside it
+			from, to = min(from, sp.dFrom), max(to, sp.dTo)
+		}
+	}
+	c.draft = c.draft[:draftOffset(spans, from)] + after[from:len(after)-(len(before)-to)] + c.draft[draftOffset(spans, to):]
+	if now := inert.Cells(c.draft); now != after {
+		back := utf8.RuneCountInString(after) - c.cursorRunes()
+		c.ta.SetValue(now)
+		c.setCursorRunes(utf8.RuneCountInString(now) - back)
+	}
+}
+
+// cursorRunes is the textarea's cursor as a count of runes from the start of its text.
+func (c *composer) cursorRunes() int {
+	lines := strings.Split(c.ta.Value(), "\n")
+	row := min(c.ta.Line(), len(lines)-1)
+	n := row // the newlines before the cursor's line
+	for _, l := range lines[:row] {
+		n += utf8.RuneCountInString(l)
+	}
+	li := c.ta.LineInfo()
+	return n + li.StartColumn + li.ColumnOffset
+}
+
+// setCursorRunes puts the textarea's cursor n runes from the start of its text (which
+// SetValue left at the end).
+func (c *composer) setCursorRunes(n int) {
+	lines := strings.Split(c.ta.Value(), "\n")
+	row, col := 0, max(n, 0)
+	for row < len(lines)-1 && col > utf8.RuneCountInString(lines[row]) {
+		col -= utf8.RuneCountInString(lines[row]) + 1
+		row++
+	}
+	for i := 0; c.ta.Line() > row && i < 1<<16; i++ {
+		c.ta.CursorUp()
+	}
+	c.ta.SetCursor(col)
+}
+
+// drawnSpan is a stretch of a draft that is drawn rewritten: draft[from:to] is drawn as
+// drawn[dFrom:dTo].
+type drawnSpan struct{ from, to, dFrom, dTo int }
+
+// drawnSpans returns the draft as drawn (inert.Cells) and the stretches it rewrote.
+func drawnSpans(draft string) (string, []drawnSpan) {
+	drawn := inert.Cells(draft)
+	if drawn == draft {
+		return drawn, nil
+	}
+	var spans []drawnSpan
+	var b strings.Builder
+	b.Grow(len(draft))
+	for i := 0; i < len(draft); {
+		cl, _ := ansi.FirstGraphemeCluster(draft[i:], ansi.GraphemeWidth)
+		if len(cl) == 0 {
+			cl = draft[i : i+1]
+		}
+		d := inert.Cells(cl)
+		if d != cl {
+			spans = append(spans, drawnSpan{i, i + len(cl), b.Len(), b.Len() + len(d)})
+		}
+		b.WriteString(d)
+		i += len(cl)
+	}
+	return b.String(), spans
+}
+
+// draftOffset maps an offset in the drawn text that is not inside a rewritten stretch to
+// the draft.
+func draftOffset(spans []drawnSpan, at int) int {
+	shift := 0
+	for _, sp := range spans {
+		if sp.dTo > at {
+			break
+		}
+		shift += (sp.to - sp.from) - (sp.dTo - sp.dFrom)
+	}
+	return at + shift
+}
+
+// commonEnds returns the lengths in bytes of the longest common prefix and, in what is left
+// of each, the longest common suffix of a and b, both on rune boundaries.
+func commonEnds(a, b string) (prefix, suffix int) {
+	for prefix < len(a) && prefix < len(b) {
+		ra, n := utf8.DecodeRuneInString(a[prefix:])
+		rb, _ := utf8.DecodeRuneInString(b[prefix:])
+		if ra != rb {
+			break
+		}
+		prefix += n
+	}
+	for suffix < len(a)-prefix && suffix < len(b)-prefix {
+		ra, n := utf8.DecodeLastRuneInString(a[:len(a)-suffix])
+		rb, _ := utf8.DecodeLastRuneInString(b[:len(b)-suffix])
+		if ra != rb || len(a)-suffix-n < prefix || len(b)-suffix-n < prefix {
+			break
+		}
+		suffix += n
+	}
+	return prefix, suffix
 }
 
 // composerMaxLines is the most lines of text the composer grows to.
@@ -249,7 +387,7 @@ func (c *composer) Render(width, height int, focused bool) string {
 	th := c.th
 	title := "message"
 	if c.mode == composeReply {
-		title = "reply as the model to: " + inert.Line(c.pending)
+		title = "reply as the model to: " + inert.DisplayLine(c.pending)
 	}
 	if c.banner != "" {
 		title = c.banner
@@ -269,6 +407,9 @@ func (c *composer) Render(width, height int, focused bool) string {
 	}
 	c.ta.SetWidth(width - 2)
 	c.ta.SetHeight(height - 1)
+	// The textarea wraps a word wider than a row (a run of emoji) onto rows of its own,
+	// which Height does not count: scroll its text so that the cursor's row is shown.
+	c.ta, _ = c.ta.Update(nil)
 	body := c.ta.View()
 	lines := strings.Split(body, "\n")
 	out := make([]string, 0, height)

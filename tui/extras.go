@@ -151,7 +151,7 @@ func (m *Model) overlayView(w, h int) ([]string, bool) {
 func (m *Model) extraStatus(w int) []string {
 	switch {
 	case m.rl.running:
-		line := "reloading " + inert.Line(m.contextName()) + "…"
+		line := "reloading " + inert.DisplayLine(m.contextName()) + "…"
 		if m.rl.total > 0 {
 			line += fmt.Sprintf(" re-evaluating turn %d of %d", m.rl.done, m.rl.total)
 		}

@@ -711,20 +711,19 @@ func wrapRanges(s string, width int) [][2]int {
 	for start < len(s) {
 		cut, lastSpace, w := start, -1, 0
 		for i := start; i < len(s); {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			rw := runeCells(r)
-			if w+rw > width {
+			size, cw := clusterCells(s[i:])
+			if w+cw > width {
 				break
 			}
-			w += rw
-			if r == ' ' && i > start {
+			w += cw
+			if s[i] == ' ' && i > start {
 				lastSpace = i
 			}
 			i += size
 			cut = i
 		}
-		if cut == start { // a rune wider than the width
-			_, size := utf8.DecodeRuneInString(s[start:])
+		if cut == start { // a character wider than the width
+			size, _ := clusterCells(s[start:])
 			start += size
 			continue
 		}
@@ -747,10 +746,13 @@ func wrapRanges(s string, width int) [][2]int {
 	return out
 }
 
-// runeCells is the cells a rune takes, by the one width measure.
-func runeCells(r rune) int {
-	if r < 0x80 {
-		return 1
+// clusterCells returns the length in bytes of the grapheme cluster s starts with and the
+// cells it takes, by the one width measure: a line is cut between clusters, never inside
+// one (a flag, a letter and its accent).
+func clusterCells(s string) (size, cells int) {
+	if s[0] < utf8.RuneSelf && (len(s) == 1 || s[1] < utf8.RuneSelf && s[0] != '\r') {
+		return 1, 1 // ASCII followed by ASCII: a cluster of its own
 	}
-	return ansi.StringWidth(string(r))
+	c, w := ansi.FirstGraphemeCluster(s, ansi.GraphemeWidth)
+	return max(len(c), 1), w
 }

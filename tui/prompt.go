@@ -61,7 +61,7 @@ func (in *inspector) renderPrompt(bb *tabBuilder) {
 		if s.Kind == engine.SectionRunStart {
 			textRole = themes.Reminder
 		}
-		bb.text(textRole, 2, 0, inert.Text(strings.TrimRight(s.Text, "\n")))
+		bb.text(textRole, 2, 0, inert.Display(strings.TrimRight(s.Text, "\n")))
 	}
 }
 
@@ -69,9 +69,9 @@ func (in *inspector) renderPrompt(bb *tabBuilder) {
 func promptSectionTitle(s engine.PromptSection) string {
 	switch s.Kind {
 	case engine.SectionRunStart:
-		return "run-start reminder " + inert.Line(s.Name)
+		return "run-start reminder " + inert.DisplayLine(s.Name)
 	case engine.SectionFragment:
-		return "fragment " + inert.Line(s.Name)
+		return "fragment " + inert.DisplayLine(s.Name)
 	case engine.SectionFragments:
 		return "fragments"
 	case engine.SectionInstructions:

@@ -270,9 +270,9 @@ func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
 		}
 	}
 	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %s",
-		inert.Line(m.contextName()), countNoun(decisions, "decision"), turns, countNoun(len(traces), "turn"))
+		inert.DisplayLine(m.contextName()), countNoun(decisions, "decision"), turns, countNoun(len(traces), "turn"))
 	if len(traces) == 0 {
-		m.rl.summary = "reload: " + inert.Line(m.contextName()) + " · the next turn uses it"
+		m.rl.summary = "reload: " + inert.DisplayLine(m.contextName()) + " · the next turn uses it"
 	}
 }
 
@@ -292,7 +292,7 @@ func diagLines(err error) []string {
 	var out []string
 	for _, l := range strings.Split(err.Error(), "\n") {
 		if l = strings.TrimRight(l, " "); l != "" {
-			out = append(out, inert.Line(l))
+			out = append(out, inert.DisplayLine(l))
 		}
 	}
 	return out
@@ -308,7 +308,7 @@ func (m *Model) reevalView(v turnView) turnView {
 	if re == nil {
 		return v
 	}
-	name := inert.Line(m.contextName())
+	name := inert.DisplayLine(m.contextName())
 	switch m.insp.Tab() {
 	case tabWhy:
 		v.Trace = re
@@ -348,7 +348,7 @@ func (m *Model) fileMark() string {
 func (m *Model) closeReloadErrors() {
 	if len(m.rl.errs) > 0 {
 		m.lastErr = fmt.Sprintf("the context file has %s (%s); %s stays in force · %s reloads it",
-			countNoun(len(m.rl.errs), "error"), m.rl.errs[0], inert.Line(m.rl.errsFile), m.keys.Reload.Help().Key)
+			countNoun(len(m.rl.errs), "error"), m.rl.errs[0], inert.DisplayLine(m.rl.errsFile), m.keys.Reload.Help().Key)
 	}
 	m.rl.errs = nil
 }
@@ -358,7 +358,7 @@ func (m *Model) reloadOverlay(width, height int) []string {
 	th := m.th
 	out := []string{
 		" " + th.Render(themes.Error, "the context file has errors") +
-			th.Render(themes.Muted, " · "+inert.Line(m.rl.errsFile)+" stays in force · esc closes"),
+			th.Render(themes.Muted, " · "+inert.DisplayLine(m.rl.errsFile)+" stays in force · esc closes"),
 		"",
 	}
 	for _, l := range m.rl.errs {

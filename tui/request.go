@@ -48,7 +48,7 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 			prev, since = &in.turn.Loop.requests[k-1], "request "+strconv.Itoa(k)
 		}
 	}
-	bb.head(themes.Muted, "model "+inert.Line(req.Model)+" · "+countNoun(req.Len(), "message")+" · "+
+	bb.head(themes.Muted, "model "+inert.DisplayLine(req.Model)+" · "+countNoun(req.Len(), "message")+" · "+
 		countNoun(len(req.Tools), "tool"))
 	if in.onlyNew {
 		in.renderNew(bb, req, prev, since)
@@ -56,7 +56,7 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 	}
 	raw, err := req.AppendJSON(nil)
 	if err != nil {
-		bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Text(err.Error()))
+		bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Display(err.Error()))
 		return
 	}
 	addJSONLines(bb, raw)
@@ -70,7 +70,7 @@ func (in *inspector) renderNew(bb *tabBuilder, req, prev *chat.Request, since st
 		bb.head(themes.Added, "only what is new: no previous turn on this branch, all of it is new")
 		raw, err := req.AppendJSON(nil)
 		if err != nil {
-			bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Text(err.Error()))
+			bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Display(err.Error()))
 			return
 		}
 		addJSONLines(bb, raw)
@@ -130,11 +130,11 @@ func (in *inspector) renderNew(bb *tabBuilder, req, prev *chat.Request, since st
 func addJSONLines(bb *tabBuilder, raw []byte) {
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, raw, "", "  "); err != nil {
-		bb.text(themes.Error, 0, 2, "the request is not valid JSON: "+inert.Text(err.Error()))
+		bb.text(themes.Error, 0, 2, "the request is not valid JSON: "+inert.Display(err.Error()))
 		return
 	}
 	inside := false
-	for _, line := range strings.Split(inert.Text(buf.String()), "\n") {
+	for _, line := range strings.Split(inert.Display(buf.String()), "\n") {
 		lead := len(line) - len(strings.TrimLeft(line, " "))
 		mask := make([]bool, len(line))
 		inside = reminderMask(line, mask, inside)

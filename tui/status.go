@@ -17,9 +17,9 @@ import (
 // SCRIPTED / DEMO), the context file.
 func (m *Model) headerLine(w int) string {
 	th := m.th
-	title := inert.Line(m.title)
+	title := inert.DisplayLine(m.title)
 	if it := m.tr.Item(0); title == "" && it != nil && it.user != nil && it.live == nil && !it.pendingReply && it.err == "" {
-		title = inert.Line(chat.TitleFrom(userText(it.user)))
+		title = inert.DisplayLine(chat.TitleFrom(userText(it.user)))
 	}
 	if title == "" {
 		title = "new chat"
@@ -32,7 +32,7 @@ func (m *Model) headerLine(w int) string {
 	if nb == 0 {
 		nb = 1
 	}
-	bs := fmt.Sprintf("branch %s (%d branch", inert.Line(branch), nb)
+	bs := fmt.Sprintf("branch %s (%d branch", inert.DisplayLine(branch), nb)
 	if nb != 1 {
 		bs += "es"
 	}
@@ -46,10 +46,10 @@ func (m *Model) headerLine(w int) string {
 	}
 	parts := []string{"ctxlab", title, bs}
 	if badge == "" {
-		parts = append(parts, inert.Line(m.model))
+		parts = append(parts, inert.DisplayLine(m.model))
 	}
 	if m.opt.ContextName != "" {
-		parts = append(parts, inert.Line(m.opt.ContextName)+m.fileMark())
+		parts = append(parts, inert.DisplayLine(m.opt.ContextName)+m.fileMark())
 	}
 	room := w // the header's width but for the badge
 	if badge != "" {

@@ -193,7 +193,7 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			}
 			if r.PlannedOn != "" {
 				m.notice = fmt.Sprintf("another writer changed branch %s while this turn was sent: it is saved on a new branch, %s (now active)",
-					inert.Line(r.PlannedOn), inert.Line(r.Turn.Branch))
+					inert.DisplayLine(r.PlannedOn), inert.DisplayLine(r.Turn.Branch))
 			}
 		}
 		if ev.Err != nil {

@@ -377,7 +377,7 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 		out = append(out, t.userLines(it.user, w)...)
 	}
 	if it.err != "" {
-		for _, l := range wrapToWidth("✗ "+inert.Text(it.err), max(w-2, 1)) {
+		for _, l := range wrapToWidth("✗ "+inert.Display(it.err), max(w-2, 1)) {
 			out = append(out, "  "+th.Render(themes.Error, l))
 		}
 	}
@@ -407,11 +407,11 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 // turnError is the error recorded with a saved turn (a reply cut short), inert.
 func (t *transcript) turnError(it *turnItem) string {
 	if it.rec != nil && it.rec.Error != "" {
-		return inert.Text(it.rec.Error)
+		return inert.Display(it.rec.Error)
 	}
 	if it.user != nil {
 		if tr := t.traces[it.user.ID]; tr != nil {
-			return inert.Text(tr.Error)
+			return inert.Display(tr.Error)
 		}
 	}
 	return ""
@@ -462,7 +462,7 @@ func (t *transcript) header(it *turnItem) string {
 			}
 			model := "[scripted]"
 			if tr.Latency.Total > 0 || tr.Latency.TTFT > 0 || (r != nil && r.Request.Model != "" && !r.Request.Scripted) {
-				model = inert.Line(tr.Request.Model)
+				model = inert.DisplayLine(tr.Request.Model)
 			}
 			parts = append(parts, th.Render(themes.Muted, model))
 		}
@@ -512,7 +512,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 			if s.Start > at {
 				segs = append(segs, seg{text: p.Text[at:s.Start]})
 			}
-			segs = append(segs, seg{text: p.Text[s.Start:s.End], reminder: inert.Line(s.ID) + " · " + inert.Line(s.Mode)})
+			segs = append(segs, seg{text: p.Text[s.Start:s.End], reminder: inert.DisplayLine(s.ID) + " · " + inert.DisplayLine(s.Mode)})
 			at = s.End
 		}
 		if at < len(p.Text) {
@@ -523,7 +523,7 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 	first := true
 	hidden := 0
 	for _, s := range segs {
-		text := inert.ExpandTabs(inert.Text(s.text), 4)
+		text := inert.ExpandTabs(inert.Display(s.text), 4)
 		if s.reminder != "" {
 			if !t.showSpans {
 				hidden++
@@ -580,8 +580,11 @@ func (t *transcript) replyLines(it *turnItem, w int) []string {
 	return out
 }
 
+// markdownLines renders a reply's inert text as Markdown, indented. A streamed reply's
+// deltas are joined before this, so its emoji sequences are rewritten for display (Cells)
+// here, whole.
 func (t *transcript) markdownLines(text string, w int) []string {
-	lines := t.md.Render(inert.ExpandTabs(text, 4), max(w-2, 1))
+	lines := t.md.Render(inert.Cells(inert.ExpandTabs(text, 4)), max(w-2, 1))
 	for i, l := range lines {
 		lines[i] = "  " + l
 	}
@@ -591,14 +594,14 @@ func (t *transcript) markdownLines(text string, w int) []string {
 // toolLines draws a tool call: one line, or the block with its input and result.
 func (t *transcript) toolLines(p chat.Part, open bool, w int) []string {
 	th := t.th
-	name := inert.Line(p.ToolName)
-	input := inert.Line(string(p.Input))
+	name := inert.DisplayLine(p.ToolName)
+	input := inert.DisplayLine(string(p.Input))
 	state := "ok"
-	result := inert.Line(p.Output)
+	result := inert.DisplayLine(p.Output)
 	role := themes.Tool
 	switch p.State {
 	case chat.ToolOutputError:
-		state, result, role = "error", inert.Line(p.ErrorText), themes.Error
+		state, result, role = "error", inert.DisplayLine(p.ErrorText), themes.Error
 	case chat.ToolInputStreaming, chat.ToolInputAvailable:
 		state, result = "running", ""
 	}
@@ -623,9 +626,9 @@ func (t *transcript) toolLines(p chat.Part, open bool, w int) []string {
 	add("input", prettyJSON(p.Input))
 	switch p.State {
 	case chat.ToolOutputError:
-		add("error", inert.ExpandTabs(inert.Text(p.ErrorText), 4))
+		add("error", inert.ExpandTabs(inert.Display(p.ErrorText), 4))
 	case chat.ToolOutputAvailable:
-		add("result", inert.ExpandTabs(inert.Text(p.Output), 4))
+		add("result", inert.ExpandTabs(inert.Display(p.Output), 4))
 	}
 	return out
 }
@@ -634,13 +637,13 @@ func (t *transcript) toolLines(p chat.Part, open bool, w int) []string {
 func prettyJSON(raw json.RawMessage) string {
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return inert.Text(string(raw))
+		return inert.Display(string(raw))
 	}
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return inert.Text(string(raw))
+		return inert.Display(string(raw))
 	}
-	return inert.ExpandTabs(inert.Text(string(b)), 4)
+	return inert.ExpandTabs(inert.Display(string(b)), 4)
 }
 
 // liveLines draws a reply as it streams: the tools so far, the stable text (rendered
@@ -658,7 +661,7 @@ func (t *transcript) liveLines(it *turnItem, w int) []string {
 	sort.Ints(idx)
 	for _, i := range idx {
 		c := lv.calls[i]
-		out = append(out, "  "+t.th.Render(themes.Tool, truncate("▸ tool "+inert.Line(c.name)+"("+inert.Line(c.args)+") → running", max(w-2, 1))))
+		out = append(out, "  "+t.th.Render(themes.Tool, truncate("▸ tool "+inert.DisplayLine(c.name)+"("+inert.DisplayLine(c.args)+") → running", max(w-2, 1))))
 	}
 	if lv.tailDirty || (lv.tailLines == nil && lv.tail != "") {
 		lv.tailLines = nil

@@ -76,15 +76,15 @@ type whyGroup struct {
 // and time.
 func (in *inspector) turnHeader(bb *tabBuilder, t *engine.Trace) {
 	if in.turn.Preview {
-		bb.headSegs(tabSeg{themes.Accent, "PREVIEW"}, tabSeg{themes.Muted, " turn " + strconv.Itoa(t.Turn) + " · " + inert.Line(t.Branch) + " · nothing sent"})
+		bb.headSegs(tabSeg{themes.Accent, "PREVIEW"}, tabSeg{themes.Muted, " turn " + strconv.Itoa(t.Turn) + " · " + inert.DisplayLine(t.Branch) + " · nothing sent"})
 		return
 	}
-	bb.headSegs(tabSeg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, tabSeg{themes.Muted, " · " + inert.Line(t.Branch) + " · " + traceTime(t.At)})
+	bb.headSegs(tabSeg{themes.Text, "turn " + strconv.Itoa(t.Turn)}, tabSeg{themes.Muted, " · " + inert.DisplayLine(t.Branch) + " · " + traceTime(t.At)})
 	if t.NotRecorded {
 		bb.head(themes.Warning, "no record (imported): rebuilt from the messages")
 	}
 	if t.PlannedOn != "" {
-		bb.head(themes.Warning, "planned on "+inert.Line(t.PlannedOn)+", which another writer moved: saved on "+inert.Line(t.Branch))
+		bb.head(themes.Warning, "planned on "+inert.DisplayLine(t.PlannedOn)+", which another writer moved: saved on "+inert.DisplayLine(t.Branch))
 	}
 }
 
@@ -128,7 +128,7 @@ func (in *inspector) renderWhy(bb *tabBuilder) {
 		bb.head(themes.Warning, what)
 	}
 	if t.Error != "" {
-		bb.text(themes.Error, 0, 2, "error: "+inert.Text(t.Error))
+		bb.text(themes.Error, 0, 2, "error: "+inert.Display(t.Error))
 	}
 	if len(t.Decisions) == 0 {
 		bb.text(themes.Muted, 0, 0, "no decisions recorded for this turn")
@@ -151,7 +151,7 @@ func (in *inspector) renderWhy(bb *tabBuilder) {
 		bb.blank()
 		bb.segs(0, tabSeg{themes.Muted, "NO LONGER IN THE FILE (" + strconv.Itoa(len(t.Removed)) + ")"})
 		for _, r := range t.Removed {
-			bb.segs(2, tabSeg{themes.Removed, firedMark(r.Fired) + " " + inert.Line(r.ID)},
+			bb.segs(2, tabSeg{themes.Removed, firedMark(r.Fired) + " " + inert.DisplayLine(r.ID)},
 				tabSeg{themes.Muted, " " + r.Source + ", was " + r.Reason})
 		}
 	}
@@ -171,13 +171,13 @@ func (in *inspector) decision(bb *tabBuilder, d *engine.Decision, open bool) {
 	if d.Fired {
 		role = themes.Fired
 	}
-	id := inert.Line(d.ID)
+	id := inert.DisplayLine(d.ID)
 	var meta string
 	if d.Source == engine.SourceInstruction {
-		id = "[" + inert.Line(d.Kind) + "] " + id
-		meta = inert.Line(d.Scope)
+		id = "[" + inert.DisplayLine(d.Kind) + "] " + id
+		meta = inert.DisplayLine(d.Scope)
 	} else {
-		meta = inert.Line(d.Placement) + " · " + inert.Line(d.Tier)
+		meta = inert.DisplayLine(d.Placement) + " · " + inert.DisplayLine(d.Tier)
 		if d.Fired {
 			meta += " · " + strconv.Itoa(d.Tokens) + " tok"
 		}
@@ -189,11 +189,11 @@ func (in *inspector) decision(bb *tabBuilder, d *engine.Decision, open bool) {
 	}
 	if d.Source == engine.SourceInstruction {
 		if d.Fired {
-			bb.text(themes.Text, 4, 0, inert.Text(d.Text))
+			bb.text(themes.Text, 4, 0, inert.Display(d.Text))
 			if len(d.When) > 0 {
 				when := make([]string, len(d.When))
 				for i, w := range d.When {
-					when[i] = inert.Line(w)
+					when[i] = inert.DisplayLine(w)
 				}
 				bb.text(themes.Muted, 4, 6, "when: "+strings.Join(when, " OR "))
 			}
@@ -207,7 +207,7 @@ func (in *inspector) decision(bb *tabBuilder, d *engine.Decision, open bool) {
 		if d.Reason == engine.ReasonPredicateError {
 			detailRole = themes.Error
 		}
-		bb.text(detailRole, 4, 2, inert.Text(d.Detail))
+		bb.text(detailRole, 4, 2, inert.Display(d.Detail))
 	} else if d.Trace != nil && d.Source != engine.SourceInstruction {
 		bb.text(themes.Muted, 4, 2, decisionWhy(d.ID, d.Trace))
 	}
@@ -223,9 +223,9 @@ func (in *inspector) decision(bb *tabBuilder, d *engine.Decision, open bool) {
 
 // decisionWhy is a decision's top-level why: the expression and the why of its trace.
 func decisionWhy(id string, r *predicates.Result) string {
-	why := inert.Text(r.Why)
+	why := inert.Display(r.Why)
 	if r.Expr != "" && r.Expr != id {
-		why = inert.Text(r.Expr) + ": " + why
+		why = inert.Display(r.Expr) + ": " + why
 	}
 	return why
 }
@@ -241,14 +241,14 @@ func (in *inspector) tree(bb *tabBuilder, r *predicates.Result, indent int) {
 	if r.Value {
 		value = "true"
 	}
-	bb.segs(indent, tabSeg{role, firedMark(r.Value) + " "}, tabSeg{themes.Text, inert.Line(r.Expr)})
+	bb.segs(indent, tabSeg{role, firedMark(r.Value) + " "}, tabSeg{themes.Text, inert.DisplayLine(r.Expr)})
 	why := "= " + value
 	if r.Why != "" {
-		why += ": " + inert.Text(r.Why)
+		why += ": " + inert.Display(r.Why)
 	}
 	bb.text(role, indent+4, 2, why)
 	if r.Error != "" {
-		bb.text(themes.Error, indent+4, 2, "error: "+inert.Text(r.Error))
+		bb.text(themes.Error, indent+4, 2, "error: "+inert.Display(r.Error))
 	}
 	for i := range r.Children {
 		in.tree(bb, &r.Children[i], indent+2)
@@ -260,7 +260,7 @@ func (in *inspector) tree(bb *tabBuilder, r *predicates.Result, indent int) {
 func traceTime(at string) string {
 	t, err := time.Parse(time.RFC3339Nano, at)
 	if err != nil {
-		return inert.Line(at)
+		return inert.DisplayLine(at)
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }

@@ -25,6 +25,11 @@ func TestWrapLine(t *testing.T) {
 		{"spaces    between", 8, []string{"spaces", "between"}},
 		{"日本語のテキスト", 5, []string{"日本", "語の", "テキ", "スト"}},
 		{"日本", 1, nil}, // wide characters cannot be shown in one cell
+		// A line is cut between grapheme clusters: a flag (2 cells, two runes of 2 cells
+		// each alone) and a letter with its accent stay whole.
+		{"ab🇫🇷 cd", 4, []string{"ab🇫🇷", "cd"}},
+		{"abc🇫🇷", 4, []string{"abc", "🇫🇷"}},
+		{"abcéf", 4, []string{"abcé", "f"}},
 		{"", 4, []string{""}},
 		{"x", 0, []string{"x"}},
 	}

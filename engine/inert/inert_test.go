@@ -94,3 +94,22 @@ func FuzzText(f *testing.F) {
 		}
 	})
 }
+
+// benchTexts are replies of about 4 KB: plain ASCII, prose with accents and CJK, and
+// chat text with emoji (skin tones, ZWJ sequences, flags).
+var benchTexts = []struct{ name, text string }{
+	{"ascii", strings.Repeat("The query failed because the column `total` does not exist.\n", 64)},
+	{"unicode", strings.Repeat("Le café coûte 3 €, 日本語のテキスト, Ελληνικά — “quoted”.\n", 64)},
+	{"emoji", strings.Repeat("Done 👍🏽 by 👨\u200d💻 in 🇫🇷, ❤\ufe0f it 1\ufe0f\u20e3 time.\n", 64)},
+}
+
+func BenchmarkText(b *testing.B) {
+	for _, bt := range benchTexts {
+		b.Run(bt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bt.text)))
+			for b.Loop() {
+				_ = Text(bt.text)
+			}
+		})
+	}
+}

@@ -781,11 +781,9 @@ func (m *Model) editor() tea.Cmd {
 		m.setErr(err)
 		return nil
 	}
-	done := func(err error) tea.Msg { return readEditorFile(path, err) }
-	if m.opt.AutoWrapOff {
-		return tea.Exec(&autoWrapExec{cmd: cmd}, done)
-	}
-	return tea.ExecProcess(cmd, done)
+	return tea.Exec(&terminalExec{cmd: cmd, autoWrapOff: m.opt.AutoWrapOff}, func(err error) tea.Msg {
+		return readEditorFile(path, err)
+	})
 }
 
 // mouse scrolls the pane under the pointer, and selects the turn clicked.

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"io"
+	"os"
 	"os/exec"
 )
 
@@ -20,23 +21,35 @@ const (
 	AutoWrapOn = "\x1b[?7h"
 )
 
-// autoWrapExec runs a program of the user's (an editor) the way it expects the terminal:
-// with auto-wrap on, and turns it off again after it. It is a tea.ExecCommand.
-type autoWrapExec struct {
-	cmd *exec.Cmd
-	out io.Writer
+// terminalExec runs a program of the user's (an editor) on the terminal the way it
+// expects it: reading the terminal itself, and with auto-wrap on when the workbench turned
+// it off (autoWrapOff), turned off again after it. It is a tea.ExecCommand.
+type terminalExec struct {
+	cmd         *exec.Cmd
+	out         io.Writer
+	autoWrapOff bool
 }
 
-// SetStdin sets the program's standard input, unless it has one.
-func (c *autoWrapExec) SetStdin(r io.Reader) {
-	if c.cmd.Stdin == nil {
-		c.cmd.Stdin = r
+// fileReader is a reader of a file (tui/burst's Reader of the terminal).
+type fileReader interface{ File() *os.File }
+
+// SetStdin sets the program's standard input, unless it has one: the terminal, never a
+// reader of it. (Given a reader that is not a file, os/exec pipes it to the program from
+// a goroutine, which goes on reading after the program ends, until a key comes: the
+// workbench would wait for it, in cooked mode, and that key would be lost.)
+func (c *terminalExec) SetStdin(r io.Reader) {
+	if c.cmd.Stdin != nil {
+		return
 	}
+	if f, ok := r.(fileReader); ok {
+		r = f.File()
+	}
+	c.cmd.Stdin = r
 }
 
 // SetStdout sets the program's standard output, unless it has one; the terminal's mode
 // is written there.
-func (c *autoWrapExec) SetStdout(w io.Writer) {
+func (c *terminalExec) SetStdout(w io.Writer) {
 	c.out = w
 	if c.cmd.Stdout == nil {
 		c.cmd.Stdout = w
@@ -44,19 +57,20 @@ func (c *autoWrapExec) SetStdout(w io.Writer) {
 }
 
 // SetStderr sets the program's standard error, unless it has one.
-func (c *autoWrapExec) SetStderr(w io.Writer) {
+func (c *terminalExec) SetStderr(w io.Writer) {
 	if c.cmd.Stderr == nil {
 		c.cmd.Stderr = w
 	}
 }
 
-// Run runs the program with auto-wrap on, then turns it off again.
-func (c *autoWrapExec) Run() error {
-	if c.out != nil {
+// Run runs the program, with auto-wrap on while it runs if the workbench had it off.
+func (c *terminalExec) Run() error {
+	wrap := c.autoWrapOff && c.out != nil
+	if wrap {
 		_, _ = io.WriteString(c.out, AutoWrapOn)
 	}
 	err := c.cmd.Run()
-	if c.out != nil {
+	if wrap {
 		_, _ = io.WriteString(c.out, AutoWrapOff)
 	}
 	return err

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
 	"testing"
 )
@@ -18,7 +19,7 @@ func TestAutoWrapExec(t *testing.T) {
 		failing bool
 	}{{"printf edited", false}, {"printf edited; exit 3", true}} {
 		var out bytes.Buffer
-		c := &autoWrapExec{cmd: exec.Command(sh, "-c", tt.script)}
+		c := &terminalExec{cmd: exec.Command(sh, "-c", tt.script), autoWrapOff: true}
 		c.SetStdin(nil)
 		c.SetStdout(&out)
 		c.SetStderr(&out)
@@ -29,5 +30,30 @@ func TestAutoWrapExec(t *testing.T) {
 		if got, want := out.String(), AutoWrapOn+"edited"+AutoWrapOff; got != want {
 			t.Errorf("%s: the terminal got %q, want %q", tt.script, got, want)
 		}
+	}
+}
+
+// terminalReader is a reader of a terminal file, as tui/burst's.
+type terminalReader struct{ f *os.File }
+
+func (r terminalReader) Read(p []byte) (int, error) { return r.f.Read(p) }
+func (r terminalReader) File() *os.File             { return r.f }
+
+// TestExecReadsTheTerminal: a program run from the workbench reads the terminal file
+// itself, not the workbench's reader of it (which os/exec would pipe from a goroutine
+// that outlives the program and swallows the next key).
+func TestExecReadsTheTerminal(t *testing.T) {
+	c := &terminalExec{cmd: exec.Command("true")}
+	c.SetStdin(terminalReader{os.Stdin})
+	if c.cmd.Stdin != os.Stdin {
+		t.Errorf("the program's stdin is %T, want the terminal file", c.cmd.Stdin)
+	}
+	var out bytes.Buffer
+	c.SetStdout(&out)
+	if err := c.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("auto-wrap was not off, yet the program's terminal got %q", out.String())
 	}
 }

@@ -83,6 +83,10 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return copy(p, out), err
 }
 
+// File is the terminal file read: what a program run on the terminal (an editor) reads,
+// rather than this Reader.
+func (r *Reader) File() *os.File { return r.f }
+
 // Write writes to the terminal.
 func (r *Reader) Write(p []byte) (int, error) { return r.f.Write(p) }
 

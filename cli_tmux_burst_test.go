@@ -1,8 +1,13 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -52,5 +57,32 @@ func TestWorkbenchTmuxBursts(t *testing.T) {
 		if m.Role == chat.RoleUser && m.PlainText() != burstText {
 			t.Errorf("the message saved is %q, want the burst %q", m.PlainText(), burstText)
 		}
+	}
+}
+
+// TestWorkbenchTmuxSignalsEndIt: SIGTERM, SIGHUP (a closed terminal) and SIGINT end the
+// workbench, every time. Bubble Tea's own signal handler raced the command's context for
+// them: when the context won, the handler blocked for ever and the process never ended.
+func TestWorkbenchTmuxSignalsEndIt(t *testing.T) {
+	tmux := needTmux(t)
+	bin := buildCtxlab(t)
+	isolateCtxlabEnv(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGTERM} {
+		p := startPane(t, tmux, bin, 100, 30, []string{"NO_COLOR=1"}, "--db", filepath.Join(t.TempDir(), "w.db"))
+		waitFor(t, p, "SCRIPTED", e2eTimeout)
+		shell := strings.TrimSpace(p.run("display", "-p", "-t", "s", "#{pane_pid}"))
+		children, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+		if err != nil {
+			t.Skipf("the workbench's process id: %v", err)
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(children)))
+		if err != nil {
+			t.Fatalf("the shell's children: %q", children)
+		}
+		time.Sleep(time.Second) // idle, as a workbench left open is
+		if err := syscall.Kill(pid, sig); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, p, "ctxlab exited:", 5*time.Second)
 	}
 }

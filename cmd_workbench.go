@@ -140,7 +140,12 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 	}
 	ff := &firstFrame{Model: m, drawn: firstDrawn}
 	p := tea.NewProgram(ff, tea.WithAltScreen(), tea.WithMouseCellMotion(),
-		tea.WithInput(input), tea.WithOutput(a.stdout), tea.WithContext(ctx))
+		tea.WithInput(input), tea.WithOutput(a.stdout), tea.WithContext(ctx),
+		// The command's context ends on SIGINT, SIGTERM and SIGHUP (main.go), which ends
+		// the program. Bubble Tea's own handler would race it for SIGINT and SIGTERM: when
+		// the context won, its handler blocked for ever sending a quit that nothing read,
+		// and the program never ended.
+		tea.WithoutSignalHandler())
 	ff.program = p
 	_, err = p.Run()
 	m.Close() // a reply cut short by the end of the program is saved, marked interrupted

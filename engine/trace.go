@@ -141,6 +141,12 @@ type ResponseTrace struct {
 	Latency               LatencyTrace `json:"latency_ms"`
 }
 
+// TraceResponse returns the trace of a response (an EventResponse's, or a turn record's).
+func TraceResponse(r chat.Response) ResponseTrace {
+	return ResponseTrace{FinishReason: r.FinishReason, Usage: r.Usage, EstimatedPromptTokens: r.EstimatedPrompt,
+		Latency: LatencyTrace{TTFT: r.TTFT.Milliseconds(), Total: r.Latency.Milliseconds()}}
+}
+
 // responseTraces returns the traces of a turn's responses (nil for none).
 func responseTraces(rs []chat.Response) []ResponseTrace {
 	if len(rs) == 0 {
@@ -148,8 +154,7 @@ func responseTraces(rs []chat.Response) []ResponseTrace {
 	}
 	out := make([]ResponseTrace, len(rs))
 	for i, r := range rs {
-		out[i] = ResponseTrace{FinishReason: r.FinishReason, Usage: r.Usage, EstimatedPromptTokens: r.EstimatedPrompt,
-			Latency: LatencyTrace{TTFT: r.TTFT.Milliseconds(), Total: r.Latency.Milliseconds()}}
+		out[i] = TraceResponse(r)
 	}
 	return out
 }

@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine"
-	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
@@ -158,11 +157,18 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		if lv != nil {
 			lv.step = ev.Step
 		}
-		var reqs []chat.Request
+		var loop turnLoop
 		if s.loop != nil {
-			reqs = s.loop.requests
+			loop = *s.loop
 		}
-		s.loop = &turnLoop{requests: append(reqs[:len(reqs):len(reqs)], ev.Request)}
+		loop.requests = append(loop.requests[:len(loop.requests):len(loop.requests)], ev.Request)
+		s.loop = &loop
+	case engine.EventResponse:
+		if s.loop != nil { // a scripted reply sends nothing: no request, no response shown
+			loop := *s.loop
+			loop.responses = append(loop.responses[:len(loop.responses):len(loop.responses)], engine.TraceResponse(ev.Response))
+			s.loop = &loop
+		}
 	case engine.EventText:
 		m.tr.AddText(it, ev.Text)
 	case engine.EventToolCall:

@@ -155,7 +155,7 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		it.user, it.num = &u, p.Turn
 	case engine.EventRequest:
 		if lv != nil {
-			lv.step = ev.Step
+			lv.step, lv.finish = ev.Step, ""
 		}
 		var loop turnLoop
 		if s.loop != nil {
@@ -168,6 +168,9 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			loop := *s.loop
 			loop.responses = append(loop.responses[:len(loop.responses):len(loop.responses)], engine.TraceResponse(ev.Response))
 			s.loop = &loop
+		}
+		if lv != nil {
+			lv.finish = ev.Response.FinishReason
 		}
 	case engine.EventText:
 		m.tr.AddText(it, ev.Text)
@@ -194,6 +197,9 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			tr := r.Trace(r.Turn.ChatID)
 			m.traces[r.Plan.User.ID] = &tr
 			m.sent[r.Plan.User.ID] = &tr
+			// The reply as saved, with how it ended, until the chat is read again.
+			reply := r.Assistant
+			it.reply = &reply
 			if s.loop != nil && len(s.loop.requests) > 1 {
 				m.loops[r.Plan.User.ID] = s.loop
 			}

@@ -32,9 +32,9 @@ func collapsed(s string) string { return strings.Join(strings.Fields(s), " ") }
 // TestWorkbenchTmuxHowRepliesEnded runs the real binary in tmux against aimock: a reply
 // aimock cuts with finish_reason length is marked "⚠ cut at max_tokens" in the
 // transcript, an empty reply says "(empty reply)"; the Request tab shows, for each request
-// of a tool loop, the finish reason and the usage aimock sent for it; the database keeps
-// each request's response; and the marks are there when the chat is opened again, at
-// 80x24.
+// of a tool loop, the finish reason and the usage aimock sent for it, and the Usage tab the
+// context window's share of the larger request, not of their sum; the database keeps each
+// request's response; and the marks are there when the chat is opened again, at 80x24.
 func TestWorkbenchTmuxHowRepliesEnded(t *testing.T) {
 	s := finishSetup(t)
 	p := startPane(t, s.tmux, s.bin, 160, 45, s.env, s.args()...)
@@ -68,10 +68,20 @@ func TestWorkbenchTmuxHowRepliesEnded(t *testing.T) {
 			strings.Contains(in, "usage reported: prompt 377 · completion 29 ·")
 	})
 
+	// Its Usage: the two prompts add up to 750, but the context window holds one request
+	// at a time: its share is the larger, 377.
+	p.keys("5")
+	waitUntil(t, p, "turn 3's usage", e2eTimeout, func(s string) bool {
+		in := collapsed(inspectorColumn(s))
+		return strings.Contains(in, "turn 3") && strings.Contains(in, "prompt 750 ~") &&
+			strings.Contains(in, "request 1 prompt 373 / ~") && strings.Contains(in, "request 2 prompt 377 / ~") &&
+			strings.Contains(in, "context window: the largest prompt, request 2 of 2, used 377 of 128000 tokens (reported")
+	})
+
 	// Turn 1: cut at max_tokens, as aimock said, with its usage.
 	p.keys("Tab", "Tab") // the composer, the transcript
 	waitFor(t, p, " transcript · ", e2eTimeout)
-	p.keys("Up", "Up")
+	p.keys("Up", "Up", "3")
 	waitUntil(t, p, "turn 1's response", e2eTimeout, func(s string) bool {
 		in := collapsed(inspectorColumn(s))
 		return strings.Contains(in, "turn 1") && strings.Contains(in, "response: length ⚠ cut at max_tokens") &&

@@ -227,16 +227,31 @@ func TestInspectorGoldens(t *testing.T) {
 	unsized := *support.replayed[3]
 	unsized.Usage.Estimated.BySource = nil
 
-	// A live tool loop of two requests, the second cut by max_tokens with no usage
-	// reported; the same turn saved before ctxlab kept each request's response; and a
-	// turn streaming its second request.
+	// A live tool loop of two requests (the first request's estimate is the turn's by
+	// source, the second sends 40 tokens more), the second cut by max_tokens; the same
+	// loop with no usage reported for its second request; the same turn saved before
+	// ctxlab kept each request's response; and a turn streaming its second request.
 	loop := support.sent[2]
+	first := loop.Usage.Estimated.BySource.Total
 	loop.Responses = []engine.ResponseTrace{
 		{FinishReason: "tool_calls", Usage: &chat.Usage{PromptTokens: 373, CompletionTokens: 12, TotalTokens: 385, CachedTokens: 128},
-			EstimatedPromptTokens: 380, Latency: engine.LatencyTrace{TTFT: 410, Total: 620}},
-		{FinishReason: "length", EstimatedPromptTokens: 402, Latency: engine.LatencyTrace{TTFT: 95, Total: 1730}},
+			EstimatedPromptTokens: first, Latency: engine.LatencyTrace{TTFT: 410, Total: 620}},
+		{FinishReason: "length", Usage: &chat.Usage{PromptTokens: 377, CompletionTokens: 29, TotalTokens: 406},
+			EstimatedPromptTokens: first + 40, Latency: engine.LatencyTrace{TTFT: 95, Total: 1730}},
 	}
+	loop.Usage.Reported = &chat.Usage{PromptTokens: 750, CompletionTokens: 41, TotalTokens: 791, CachedTokens: 128}
+	loop.Usage.Estimated.PromptTokens = 2*first + 40
+	diff := 750 - loop.Usage.Estimated.PromptTokens
+	loop.Usage.Difference = &diff
+	loop.Latency = engine.LatencyTrace{TTFT: 410, Total: 2350}
+	cut := *loop.Assistant
+	cut.FinishReason = "length"
+	loop.Assistant = &cut
 	loopReqs := &turnLoop{requests: []chat.Request{loop.Request, loop.Request}}
+	unreported := loop
+	unreported.Responses = []engine.ResponseTrace{loop.Responses[0], loop.Responses[1]}
+	unreported.Responses[1].Usage = nil
+	unreported.Usage.Reported, unreported.Usage.Difference = nil, nil
 	unkept := loop
 	unkept.Responses = nil
 	plan := engine.PlanTrace(support.chatID, preview)
@@ -269,6 +284,11 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "request_unkept", tab: tabRequest, view: turnView{Trace: &unkept, Loop: loopReqs}, step: 1},
 		{name: "request_streaming1", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true}},
 		{name: "request_streaming2", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true}, step: 1},
+		{name: "request_unreported2", tab: tabRequest, view: turnView{Trace: &unreported, Loop: loopReqs}, step: 1},
+		{name: "usage_loop", tab: tabUsage, view: turnView{Trace: &loop, Loop: loopReqs}, chat: support.chatView()},
+		{name: "usage_loop_unreported", tab: tabUsage, view: turnView{Trace: &unreported, Loop: loopReqs}, chat: support.chatView()},
+		{name: "usage_unkept", tab: tabUsage, view: turnView{Trace: &unkept, Loop: loopReqs}, chat: support.chatView()},
+		{name: "usage_streaming", tab: tabUsage, view: turnView{Trace: &plan, Loop: live, Streaming: true}, chat: support.chatView()},
 	}
 	for _, tt := range tests {
 		for _, sz := range inspectorSizes {

@@ -99,7 +99,7 @@ func (r *turnRow) decode(t *chat.Turn, chatID string, detail Detail) error {
 				TotalTokens: int(r.rep[2].Int64), CachedTokens: int(r.rep[3].Int64), ReasoningTokens: int(r.rep[4].Int64)}
 		}
 		if r.responses != nil {
-			if err := json.Unmarshal(r.responses, &t.Responses); err != nil {
+			if err := decodeResponses(r.responses, &t.Responses); err != nil {
 				return fmt.Errorf("turn %q: responses: %w", t.ID, err)
 			}
 		}

@@ -207,6 +207,43 @@ func firedIn(tr engine.Trace) []string {
 	return out
 }
 
+// checkResponses checks a turn's responses against the requests aimock answered
+// (entries, in order): one for each, with the finish reasons want and the usage of the
+// fixture that answered it, and estimates that add up to the turn's.
+func checkResponses(t *testing.T, what string, tr engine.Trace, entries []aimocktest.Entry, want []string) {
+	t.Helper()
+	if len(tr.Responses) != len(entries) || len(entries) != len(want) {
+		t.Fatalf("%s: %d responses for %d requests, want %d: %+v", what, len(tr.Responses), len(entries), len(want), tr.Responses)
+	}
+	sum := 0
+	for i, e := range entries {
+		var fx struct {
+			Response struct {
+				Usage *struct {
+					Prompt     int `json:"prompt_tokens"`
+					Completion int `json:"completion_tokens"`
+				} `json:"usage"`
+			} `json:"response"`
+		}
+		if err := json.Unmarshal(e.Response.Fixture, &fx); err != nil {
+			t.Fatalf("%s: fixture of request %d: %v", what, i+1, err)
+		}
+		r := tr.Responses[i]
+		var wantUsage *chat.Usage
+		if u := fx.Response.Usage; u != nil {
+			wantUsage = &chat.Usage{PromptTokens: u.Prompt, CompletionTokens: u.Completion, TotalTokens: u.Prompt + u.Completion}
+		}
+		if r.FinishReason != want[i] || !reflect.DeepEqual(r.Usage, wantUsage) || r.EstimatedPromptTokens <= 0 {
+			t.Errorf("%s: response %d %+v (usage %+v), want %s with usage %+v, as aimock sent, and an estimate",
+				what, i+1, r, r.Usage, want[i], wantUsage)
+		}
+		sum += r.EstimatedPromptTokens
+	}
+	if sum != tr.Usage.Estimated.PromptTokens {
+		t.Errorf("%s: the requests' estimates add up to %d, want the turn's %d", what, sum, tr.Usage.Estimated.PromptTokens)
+	}
+}
+
 // TestLiveAimock plays scripts with unscripted turns against aimock and checks the traces,
 // what aimock received, and what was saved.
 func TestLiveAimock(t *testing.T) {
@@ -306,6 +343,8 @@ func TestLiveAimock(t *testing.T) {
 		for i, req := range reqs {
 			checkToolRound(t, i+1, req, wantResults[i])
 		}
+		// Each request's response, as aimock sent it: its finish reason and its usage.
+		checkResponses(t, "turn 3", t3, entries, []string{"tool_calls", "tool_calls", "stop"})
 
 		// Turn 4: the tool predicates see the live turn's tool parts.
 		t4 := traces[3]
@@ -356,6 +395,33 @@ func TestLiveAimock(t *testing.T) {
 		}
 		if e.Turns[1].Reported == nil || e.Turns[1].Reported.PromptTokens != 42 || e.Turns[1].Estimated.PromptTokens <= 0 {
 			t.Errorf("saved turn 2 usage: reported %+v estimated %+v, want both", e.Turns[1].Reported, e.Turns[1].Estimated)
+		}
+		for i, tr := range traces {
+			if saved := e.Turns[i].Responses; len(saved) != len(tr.Responses) {
+				t.Errorf("saved turn %d: %d responses, want the trace's %d", i+1, len(saved), len(tr.Responses))
+			} else {
+				for j, r := range saved {
+					if got := (engine.ResponseTrace{FinishReason: r.FinishReason, Usage: r.Usage, EstimatedPromptTokens: r.EstimatedPrompt,
+						Latency: engine.LatencyTrace{TTFT: r.TTFT.Milliseconds(), Total: r.Latency.Milliseconds()}}); !reflect.DeepEqual(got, tr.Responses[j]) {
+						t.Errorf("saved turn %d response %d: %+v, want the trace's %+v", i+1, j+1, got, tr.Responses[j])
+					}
+				}
+			}
+		}
+		// The responses go through an export and an import as they are.
+		first := mustRunCtxlab(t, "export", "live-main", "--db", db)
+		if !strings.Contains(first, `"responses":[{"finish_reason":"tool_calls","usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}`) {
+			t.Errorf("the export lacks turn 3's responses:\n%s", first)
+		}
+		file, fresh := filepath.Join(t.TempDir(), "live.json"), filepath.Join(t.TempDir(), "fresh.db")
+		expWriteFile(t, file, first)
+		mustRunCtxlab(t, "import", file, "--db", fresh)
+		if second := mustRunCtxlab(t, "export", "live-main", "--db", fresh); second != first {
+			t.Errorf("export, import, export differs:\n--- first\n%s\n--- second\n%s", first, second)
+		}
+		replayed := ctxlabLive(ctx, "replay", "live-main", "--db", fresh, "--json")
+		if again, _ := liveTraces(t, replayed.stdout); len(again) != 4 || !reflect.DeepEqual(again[2].Responses, t3.Responses) {
+			t.Errorf("replay of the imported chat: got %d traces, turn 3's responses %+v; want %+v", len(again), again, t3.Responses)
 		}
 		noKey(t, db, r)
 	})

@@ -158,6 +158,18 @@ func TestImportPositions(t *testing.T) {
 			`FILE:19:386: turn "t1": latency -1 is out of range (want 0 to 86400000000000 ns, 24h0m0s)`},
 		{"time to first token over a day", edit(`"ttft": 0`, `"ttft": 86400000000001`),
 			`FILE:19:372: turn "t1": ttft 86400000000001 is out of range (want 0 to 86400000000000 ns, 24h0m0s)`},
+		{"negative usage of a response", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish_reason": "stop", "usage": {"prompt_tokens": 3, "completion_tokens": -1, "total_tokens": 2}, "estimated_prompt_tokens": 5, "ttft": 0, "latency": 0}]}`),
+			`FILE:19:480: turn "t1": responses[0].usage.completion_tokens -1 is out of range (want 0 to 1000000000000 tokens)`},
+		{"estimate of a response too large", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish_reason": "stop", "usage": null, "estimated_prompt_tokens": 1000000000001, "ttft": 0, "latency": 0}]}`),
+			`FILE:19:471: turn "t1": responses[0].estimated_prompt_tokens 1000000000001 is out of range (want 0 to 1000000000000 tokens)`},
+		{"response over a day", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish_reason": "stop", "usage": null, "estimated_prompt_tokens": 5, "ttft": 0, "latency": 0}, {"finish_reason": "length", "usage": null, "estimated_prompt_tokens": 5, "ttft": 0, "latency": 86400000000001}]}`),
+			`FILE:19:595: turn "t1": responses[1].latency 86400000000001 is out of range (want 0 to 86400000000000 ns, 24h0m0s)`},
+		{"negative time to first token of a response", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish_reason": "stop", "usage": null, "estimated_prompt_tokens": 5, "ttft": -2, "latency": 0}]}`),
+			`FILE:19:482: turn "t1": responses[0].ttft -2 is out of range (want 0 to 86400000000000 ns, 24h0m0s)`},
+		{"finish reason of a response a number", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish_reason": 1}]}`),
+			`FILE:19:421: turns[0].responses[0].finish_reason: want a string, not the number 1`},
+		{"unknown field of a response", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish": "stop"}]}`),
+			`FILE:19:404: unknown field "finish" in turns[0].responses[0]; did you mean finish_reason?`},
 
 		// Decisions: a list of decisions as the engine records them.
 		{"decisions not a list", edit(`"latency": 0}`, `"latency": 0, "decisions": "notalist"}`),

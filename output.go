@@ -383,6 +383,9 @@ func writeTurnTail(w io.Writer, t *engine.Trace, source string, v turnView, stre
 		if a.Interrupted {
 			line += " [interrupted]"
 		}
+		if strings.TrimSpace(a.Text) == "" && len(a.Tools) == 0 && !a.Interrupted {
+			line = "(empty reply)" // as the workbench says it
+		}
 		switch {
 		case !streamed:
 			if source != "" {
@@ -393,7 +396,11 @@ func writeTurnTail(w io.Writer, t *engine.Trace, source string, v turnView, stre
 			writeBlock(w, "", strings.TrimSpace(line), v.Width)
 		}
 		if a.FinishReason != "" && a.FinishReason != "stop" {
-			fmt.Fprintf(w, "  %-16s %s\n", "finish:", a.FinishReason)
+			finish := a.FinishReason
+			if note := engine.FinishNote(a.FinishReason, len(t.Responses)); note != "" {
+				finish += " (" + note + ")" // as the workbench's transcript marks it
+			}
+			fmt.Fprintf(w, "  %-16s %s\n", "finish:", finish)
 		}
 	}
 	if t.Assistant == nil && t.ChatID != "" { // a saved turn no reply answers (a preview has no chat)

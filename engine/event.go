@@ -5,7 +5,7 @@ import "github.com/ctxlab/ctxlab/engine/chat"
 // Event is something that happened while a turn ran. A send given an emit callback (see
 // WithEvents) delivers them in order, on the goroutine that sends: EventPlanned first,
 // then what the replier reports (EventRequest, EventText, EventToolCall,
-// EventToolAnswered, EventUsage), and last exactly one of EventSaved or EventFailed,
+// EventToolAnswered, EventUsage, EventResponse), and last exactly one of EventSaved or EventFailed,
 // which is never dropped. Events share memory with the session (the plan, the requests,
 // the result): a receiver reads them and does not change them, and one that keeps them
 // past the send (another goroutine) copies what it needs or waits for the send to return.
@@ -53,6 +53,15 @@ type EventUsage struct {
 	Usage chat.Usage
 }
 
+// EventResponse is a request ended: how its reply ended, the usage the server reported
+// for it (nil when none), its prompt's estimate and its timing. Every request sent has
+// one, failed or not, after its streamed pieces and its EventUsage; a scripted reply has
+// one too (step 1).
+type EventResponse struct {
+	Step     int
+	Response chat.Response
+}
+
 // EventSaved is the turn saved: the last event of a turn that was. Err is set when the
 // reply was cut short (Result.Assistant.Interrupted): the send returns the same error.
 type EventSaved struct {
@@ -70,6 +79,7 @@ func (EventText) isEvent()         {}
 func (EventToolCall) isEvent()     {}
 func (EventToolAnswered) isEvent() {}
 func (EventUsage) isEvent()        {}
+func (EventResponse) isEvent()     {}
 func (EventSaved) isEvent()        {}
 func (EventFailed) isEvent()       {}
 

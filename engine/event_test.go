@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -26,6 +27,12 @@ func eventLine(ev engine.Event) string {
 		return fmt.Sprintf("answered %d %s %s %s", ev.Step, ev.Part.ToolCallID, ev.Part.ToolName, ev.Part.State)
 	case engine.EventUsage:
 		return fmt.Sprintf("usage %d %d+%d", ev.Step, ev.Usage.PromptTokens, ev.Usage.CompletionTokens)
+	case engine.EventResponse:
+		u := "none"
+		if r := ev.Response.Usage; r != nil {
+			u = fmt.Sprintf("%d+%d", r.PromptTokens, r.CompletionTokens)
+		}
+		return fmt.Sprintf("response %d %q usage %s", ev.Step, ev.Response.FinishReason, u)
 	case engine.EventSaved:
 		return fmt.Sprintf("saved turn %d interrupted %v error %v", ev.Result.Turn.Number, ev.Result.Assistant.Interrupted, ev.Err)
 	case engine.EventFailed:
@@ -73,6 +80,7 @@ func TestSendEvents(t *testing.T) {
 			"request 1: 2 messages",
 			`text 1 "Hello "`, `text 1 "there."`,
 			"usage 1 12+3",
+			`response 1 "stop" usage 12+3`,
 			"saved turn 1 interrupted false error <nil>",
 		}},
 		{name: "tool loop", text: "run the report" /* fires the system reminder */, replier: func() engine.Replier {
@@ -88,10 +96,12 @@ func TestSendEvents(t *testing.T) {
 			`tool call 1 #0 c1 run_sql {"query":"select 1"}`,
 			`tool call 1 #1 c2 export_csv {}`,
 			"usage 1 10+2",
+			`response 1 "tool_calls" usage 10+2`,
 			"answered 1 c1 run_sql output-available",
 			"answered 1 c2 export_csv output-error",
 			"request 2: 6 messages",
 			`text 2 "42 "`, `text 2 "rows."`,
+			`response 2 "stop" usage none`,
 			"saved turn 1 interrupted false error <nil>",
 		}},
 		{name: "cancelled stream", cancelAt: 2, replier: func() engine.Replier {
@@ -100,6 +110,7 @@ func TestSendEvents(t *testing.T) {
 			"planned turn 1",
 			"request 1: 2 messages",
 			`text 1 "one "`, `text 1 "two "`,
+			`response 1 "error" usage none`,
 			"saved turn 1 interrupted true error context canceled",
 		}, wantErr: context.Canceled},
 		{name: "model error before any reply", replier: func() engine.Replier {
@@ -107,6 +118,7 @@ func TestSendEvents(t *testing.T) {
 		}, want: []string{
 			"planned turn 1",
 			"request 1: 2 messages",
+			`response 1 "error" usage none`,
 			"failed: model: connection refused",
 		}, wantErr: refused},
 		{name: "scripted reply", replier: func() engine.Replier {
@@ -116,6 +128,7 @@ func TestSendEvents(t *testing.T) {
 			"answered 1 call_id-0002 run_sql output-available",
 			`text 1 "Done."`,
 			"usage 1 4+1",
+			`response 1 "stop" usage 4+1`,
 			"saved turn 1 interrupted false error <nil>",
 		}},
 		{name: "replier defined outside the engine", replier: func() engine.Replier { return echoReplier{} },
@@ -134,10 +147,14 @@ func TestSendEvents(t *testing.T) {
 			defer cancel()
 			var got []string
 			var last engine.Event
+			var responses []chat.Response
 			texts := 0
 			emit := func(ev engine.Event) {
 				got = append(got, eventLine(ev))
 				last = ev
+				if r, ok := ev.(engine.EventResponse); ok {
+					responses = append(responses, r.Response)
+				}
 				if _, ok := ev.(engine.EventText); ok {
 					if texts++; texts == tt.cancelAt {
 						cancel()
@@ -159,6 +176,10 @@ func TestSendEvents(t *testing.T) {
 			case engine.EventSaved:
 				if ev.Result != res || ev.Err != err {
 					t.Errorf("EventSaved holds %p %v, want the send's result %p and error %v", ev.Result, ev.Err, res, err)
+				}
+				// The turn record keeps the responses the events reported.
+				if !reflect.DeepEqual(res.Turn.Responses, responses) {
+					t.Errorf("the turn record keeps responses %+v, want the events' %+v", res.Turn.Responses, responses)
 				}
 			case engine.EventFailed:
 				if res != nil || ev.Err != err {
@@ -187,8 +208,8 @@ func TestEventsOnEditAndRegenerate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"planned turn 1", `text 1 "hey"`, "saved turn 1 interrupted false error <nil>",
-		"planned turn 1", `text 1 "yo"`, "saved turn 1 interrupted false error <nil>",
+		"planned turn 1", `text 1 "hey"`, `response 1 "stop" usage none`, "saved turn 1 interrupted false error <nil>",
+		"planned turn 1", `text 1 "yo"`, `response 1 "stop" usage none`, "saved turn 1 interrupted false error <nil>",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("got events\n%q\nwant\n%q", got, want)

@@ -20,8 +20,9 @@ type Model interface {
 // chat.MaxParts (finish reason "tool_loop_limit"). A model's answer with more than
 // chat.MaxToolCalls calls fails the turn: the calls that fit are kept, unanswered, in a
 // reply marked interrupted. It reports each request (EventRequest), its streamed pieces
-// (EventText, EventToolCall), its usage (EventUsage) and each tool call answered
-// (EventToolAnswered).
+// (EventText, EventToolCall), its usage (EventUsage), each tool call answered
+// (EventToolAnswered) and, when the request ends, its response (EventResponse), which
+// the turn record keeps (chat.Turn.Responses).
 type Live struct {
 	Model Model
 }
@@ -34,7 +35,7 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 	p := t.Plan
 	out := &Outcome{}
 	var usage reportedUsage
-	req := p.Request
+	req, est := p.Request, p.Estimate.Total
 	for step := 1; ; step++ {
 		emit(EventRequest{Step: step, Request: req})
 		rep, err := l.Model.Stream(ctx, req, func(d chat.Delta) {
@@ -50,6 +51,7 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 			rep.ToolCalls = rep.ToolCalls[:chat.MaxToolCalls]
 			err = errTooManyToolCalls
 		}
+		resp := chat.Response{FinishReason: "error", EstimatedPrompt: est}
 		if rep != nil {
 			if step == 1 {
 				out.TTFT = rep.TTFT
@@ -59,7 +61,13 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 			if rep.Usage != nil {
 				emit(EventUsage{Step: step, Usage: *rep.Usage})
 			}
+			resp.Usage, resp.TTFT, resp.Latency = withTotal(rep.Usage), rep.TTFT, rep.Total
+			if err == nil {
+				resp.FinishReason = rep.FinishReason
+			}
 		}
+		out.Responses = append(out.Responses, resp)
+		emit(EventResponse{Step: step, Response: resp})
 		if err != nil {
 			if ctx.Err() == nil {
 				err = fmt.Errorf("model: %w", err) // spec/headless.md: the message names what failed
@@ -94,10 +102,22 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 			break
 		}
 		req = loopRequest(p, out.Parts)
-		out.ExtraPrompt += p.Estimate.Total + t.Tokens.Count(requestTail(req, p))
+		est = p.Estimate.Total + t.Tokens.Count(requestTail(req, p))
+		out.ExtraPrompt += est
 	}
 	out.Reported = usage.total()
 	return out, nil
+}
+
+// withTotal returns a copy of a reported usage with its total set (prompt plus
+// completion when the server sent none), as a turn records it; nil for nil.
+func withTotal(u *chat.Usage) *chat.Usage {
+	if u == nil {
+		return nil
+	}
+	c := *u
+	c.TotalTokens = u.Total()
+	return &c
 }
 
 // errTooManyToolCalls fails a reply with more than chat.MaxToolCalls tool calls.

@@ -119,6 +119,9 @@ func (e *Engine) replayPath(ctx context.Context, c chat.Chat, branch string, pat
 		}
 		tr := s.recordedTrace(&t, user, asst)
 		tr.NotRecorded = !isRec
+		if isRec {
+			tr.Responses = responseTraces(RecordedResponses(&t, asst))
+		}
 		sent, fired := user, t.Fired
 		if reevaluate {
 			var was []Removed // an unrecorded turn has nothing to compare with

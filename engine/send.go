@@ -64,6 +64,9 @@ type Outcome struct {
 	// ExtraPrompt estimates the prompt tokens of a tool loop's later requests (each sends
 	// the whole prompt again, plus the tool round so far).
 	ExtraPrompt int
+	// Responses is the response side of each request sent, in order (see
+	// chat.Response); a scripted reply has one.
+	Responses []chat.Response
 }
 
 // Scripted is a reply written in a script: text, tool calls with their outcomes, and the
@@ -86,7 +89,8 @@ type ScriptedTool struct {
 
 // Reply returns the scripted reply. It reports it as one step, in the order of its parts:
 // EventToolAnswered for each tool call, EventText with the whole text (none when empty),
-// then EventUsage when Usage is set. Nothing is sent, so there is no EventRequest. A reply
+// then EventUsage when Usage is set, then EventResponse: its one response (the finish
+// reason, the script's usage, no time). Nothing is sent, so there is no EventRequest. A reply
 // of more than chat.MaxToolCalls tool calls is refused (chat.ErrInvalid), nothing saved.
 func (r *Scripted) Reply(_ context.Context, t *TurnRequest, emit func(Event)) (*Outcome, error) {
 	if len(r.Tools) > chat.MaxToolCalls {
@@ -118,6 +122,9 @@ func (r *Scripted) Reply(_ context.Context, t *TurnRequest, emit func(Event)) (*
 	if r.Usage != nil {
 		emit(EventUsage{Step: 1, Usage: *r.Usage})
 	}
+	resp := chat.Response{FinishReason: out.FinishReason, Usage: withTotal(r.Usage), EstimatedPrompt: t.Plan.Estimate.Total}
+	out.Responses = []chat.Response{resp}
+	emit(EventResponse{Step: 1, Response: resp})
 	return out, nil
 }
 
@@ -294,7 +301,7 @@ func (s *Session) record(p *Plan, out *Outcome, decisions json.RawMessage) *Turn
 		Reported:  out.Reported,
 		Estimated: chat.Usage{PromptTokens: p.Estimate.Total + out.ExtraPrompt, CompletionTokens: completion,
 			TotalTokens: p.Estimate.Total + out.ExtraPrompt + completion},
-		TTFT: out.TTFT, Latency: out.Total, FinishReason: out.FinishReason,
+		TTFT: out.TTFT, Latency: out.Total, FinishReason: out.FinishReason, Responses: out.Responses,
 	}
 	if out.Err != nil {
 		turn.Error = out.Err.Error()

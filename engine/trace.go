@@ -23,7 +23,11 @@ type Trace struct {
 	Assistant          *AssistantTrace `json:"assistant,omitempty"`
 	Usage              UsageTrace      `json:"usage"`
 	Latency            LatencyTrace    `json:"latency_ms"`
-	Error              string          `json:"error,omitempty"`
+	// Responses is the response side of each request the turn sent (see
+	// ResponseTrace); nil when nothing was sent (a plan, a turn with no reply), and for
+	// a turn saved before ctxlab kept them that sent several requests.
+	Responses []ResponseTrace `json:"responses,omitempty"`
+	Error     string          `json:"error,omitempty"`
 	// NotRecorded marks a replayed turn the chat holds no record of (an imported chat):
 	// its request is rebuilt from the messages, without decisions.
 	NotRecorded bool `json:"not_recorded,omitempty"`
@@ -69,13 +73,14 @@ func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
 		Assistant *AssistantTrace `json:"assistant,omitempty"`
 		Usage     UsageTrace      `json:"usage"`
 		Latency   LatencyTrace    `json:"latency_ms"`
+		Responses []ResponseTrace `json:"responses,omitempty"`
 		Error     string          `json:"error,omitempty"`
 		NotRec    bool            `json:"not_recorded,omitempty"`
 		Removed   []Removed       `json:"removed,omitempty"`
 		PlannedOn string          `json:"planned_on,omitempty"`
 	}
-	rest, err := chat.Marshal(tail{Assistant: t.Assistant, Usage: t.Usage, Latency: t.Latency, Error: t.Error,
-		NotRec: t.NotRecorded, Removed: t.Removed, PlannedOn: t.PlannedOn})
+	rest, err := chat.Marshal(tail{Assistant: t.Assistant, Usage: t.Usage, Latency: t.Latency, Responses: t.Responses,
+		Error: t.Error, NotRec: t.NotRecorded, Removed: t.Removed, PlannedOn: t.PlannedOn})
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +131,80 @@ type LatencyTrace struct {
 	Total int64 `json:"total"`
 }
 
+// ResponseTrace is the response side of one request of a turn (chat.Response): how the
+// reply to it ended, the usage the server reported for it (nil when none), ctxlab's
+// estimate of its prompt and its timing in milliseconds.
+type ResponseTrace struct {
+	FinishReason          string       `json:"finish_reason"`
+	Usage                 *chat.Usage  `json:"usage"`
+	EstimatedPromptTokens int          `json:"estimated_prompt_tokens"`
+	Latency               LatencyTrace `json:"latency_ms"`
+}
+
+// TraceResponse returns the trace of a response (an EventResponse's, or a turn record's).
+func TraceResponse(r chat.Response) ResponseTrace {
+	return ResponseTrace{FinishReason: r.FinishReason, Usage: r.Usage, EstimatedPromptTokens: r.EstimatedPrompt,
+		Latency: LatencyTrace{TTFT: r.TTFT.Milliseconds(), Total: r.Latency.Milliseconds()}}
+}
+
+// responseTraces returns the traces of a turn's responses (nil for none).
+func responseTraces(rs []chat.Response) []ResponseTrace {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]ResponseTrace, len(rs))
+	for i, r := range rs {
+		out[i] = TraceResponse(r)
+	}
+	return out
+}
+
+// RecordedResponses returns the responses of a recorded turn whose reply is asst (nil for
+// none): those its record keeps, or, for a turn saved before ctxlab kept them that sent
+// one request, that request's, which are the turn's own finish reason (tool_calls for
+// tool_loop_limit), reported usage, estimated prompt and times. A turn of several requests saved before has none: what
+// each of them got is not known.
+func RecordedResponses(t *chat.Turn, asst *chat.Message) []chat.Response {
+	if len(t.Responses) > 0 || asst == nil || len(LoopRounds(asst, t.FinishReason)) > 0 {
+		return t.Responses
+	}
+	finish := t.FinishReason
+	if finish == FinishToolLoopLimit { // the loop stopped after a reply that called tools
+		finish = "tool_calls"
+	}
+	return []chat.Response{{FinishReason: finish, Usage: t.Reported, EstimatedPrompt: t.Estimated.PromptTokens,
+		TTFT: t.TTFT, Latency: t.Latency}}
+}
+
+// LoopRounds returns, for each request a live tool loop sent after the turn's first, how
+// many parts of the reply it sent back: the request is TurnRequest.LoopRequest of
+// reply.Parts[:n]. Each round of tool calls (Part.Round 1, 2, …) that was answered was
+// sent back, unless the loop stopped there (finish is FinishToolLoopLimit); a round cut
+// short was not. A scripted reply's tool calls (round 0) were never sent: it has none.
+func LoopRounds(reply *chat.Message, finish string) []int {
+	var out []int
+	parts := reply.Parts
+	for i := 0; i < len(parts); {
+		round := parts[i].Round
+		if parts[i].Type != chat.PartTool || round < 1 {
+			i++
+			continue
+		}
+		j, answered := i, true
+		for ; j < len(parts) && parts[j].Type == chat.PartTool && parts[j].Round == round; j++ {
+			if st := parts[j].State; st != chat.ToolOutputAvailable && st != chat.ToolOutputError {
+				answered = false // cut short: never sent back
+			}
+		}
+		if !answered || (j == len(parts) && finish == FinishToolLoopLimit) {
+			break
+		}
+		out = append(out, j)
+		i = j
+	}
+	return out
+}
+
 // FormatTime writes a trace time: RFC 3339 in UTC.
 func FormatTime(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
@@ -144,6 +223,7 @@ func (r *TurnResult) trace(chatID string) Trace {
 		SystemPrompt: p.SystemPrompt, Request: p.Request, Decisions: p.Decisions,
 		Usage:     usageTrace(&r.Turn, p.bySource()),
 		Latency:   LatencyTrace{TTFT: r.Turn.TTFT.Milliseconds(), Total: r.Turn.Latency.Milliseconds()},
+		Responses: responseTraces(r.Turn.Responses),
 		Error:     r.Turn.Error,
 		PlannedOn: r.PlannedOn,
 	}

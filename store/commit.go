@@ -18,6 +18,8 @@ type encodedTurn struct {
 	request   string
 	fired     any
 	decisions any
+	// responses is the JSON of the turn's responses, nil (NULL) for none.
+	responses any
 	// packed, when set, is the decision list packed, with the pieces the transaction
 	// stores (pieces.go); decisions is then unused.
 	packed *packPlan
@@ -42,6 +44,9 @@ func (d *DB) encodeTurn(t *chat.Turn) (encodedTurn, error) {
 	e.request = string(request)
 	if len(t.Fired) > 0 {
 		e.fired = encodeFired(t.Fired)
+	}
+	if len(t.Responses) > 0 {
+		e.responses = string(chat.AppendResponsesJSON(nil, t.Responses))
 	}
 	return e, nil
 }
@@ -352,7 +357,7 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 		nullStr(t.UserMessageID), nullStr(t.AssistantMessageID), encTime(t.At), e.request, e.fired,
 		rep[0], rep[1], rep[2], rep[3], rep[4],
 		est.PromptTokens, est.CompletionTokens, est.TotalTokens, est.CachedTokens, est.ReasoningTokens,
-		int64(t.TTFT), int64(t.Latency), t.FinishReason, t.Error)
+		int64(t.TTFT), int64(t.Latency), t.FinishReason, t.Error, e.responses)
 	if err != nil {
 		err = dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q", w.chatID, t.ID))
 		if isConflict(err) {

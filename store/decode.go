@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
+	"time"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -371,6 +372,124 @@ func fieldInt(b []byte, key string) (int, []byte, bool) {
 		i++
 	}
 	if i == 0 || i > 9 || (i > 1 && b[0] == '0') {
+		return 0, nil, false
+	}
+	return n, b[i:], true
+}
+
+// decodeResponses decodes a responses column: the form chat.AppendResponsesJSON writes,
+// with a simple finish reason, by hand (one on every turn of a long path), anything else
+// with encoding/json.
+func decodeResponses(b []byte, rs *[]chat.Response) error {
+	if out, ok := parseResponses(b); ok {
+		*rs = out
+		return nil
+	}
+	return json.Unmarshal(b, rs)
+}
+
+// parseResponses parses [{"finish_reason":"stop","usage":{"prompt_tokens":9,
+// "completion_tokens":2,"total_tokens":11},"estimated_prompt_tokens":8,"ttft":5,
+// "latency":9}, …], usage null or with cached_tokens and reasoning_tokens when not 0, with
+// a simple finish reason and non-negative integers.
+func parseResponses(b []byte) ([]chat.Response, bool) {
+	return parseArray(b, func(b []byte) (r chat.Response, rest []byte, ok bool) {
+		var finish []byte
+		if finish, b, ok = fieldBytes(b, `{"finish_reason":`); !ok {
+			return r, nil, false
+		}
+		r.FinishReason = internFinish(finish)
+		if rest, null := eat(b, `,"usage":null`); null {
+			b = rest
+		} else {
+			var u chat.Usage
+			if u, b, ok = parseUsage(b, `,"usage":`); !ok {
+				return r, nil, false
+			}
+			r.Usage = &u
+		}
+		var est, ttft, lat int64
+		for _, f := range []struct {
+			key string
+			n   *int64
+		}{{`,"estimated_prompt_tokens":`, &est}, {`,"ttft":`, &ttft}, {`,"latency":`, &lat}} {
+			if *f.n, b, ok = fieldLong(b, f.key); !ok {
+				return r, nil, false
+			}
+		}
+		r.EstimatedPrompt, r.TTFT, r.Latency = int(est), time.Duration(ttft), time.Duration(lat)
+		b, ok = eat(b, "}")
+		return r, b, ok
+	})
+}
+
+// parseUsage reads key, then a usage object as chat.AppendResponsesJSON writes it.
+func parseUsage(b []byte, key string) (u chat.Usage, rest []byte, ok bool) {
+	if b, ok = eat(b, key+"{"); !ok {
+		return u, nil, false
+	}
+	var n int64
+	for i, f := range []struct {
+		key string
+		n   *int
+	}{{`"prompt_tokens":`, &u.PromptTokens}, {`,"completion_tokens":`, &u.CompletionTokens}, {`,"total_tokens":`, &u.TotalTokens},
+		{`,"cached_tokens":`, &u.CachedTokens}, {`,"reasoning_tokens":`, &u.ReasoningTokens}} {
+		if _, set := eat(b, f.key); !set && i >= 3 { // cached and reasoning only when not 0
+			continue
+		}
+		if n, b, ok = fieldLong(b, f.key); !ok {
+			return u, nil, false
+		}
+		*f.n = int(n)
+	}
+	b, ok = eat(b, "}")
+	return u, b, ok
+}
+
+// fieldBytes is fieldStr without the copy: the string's bytes in b.
+func fieldBytes(b []byte, key string) ([]byte, []byte, bool) {
+	b, ok := eat(b, key+`"`)
+	if !ok {
+		return nil, nil, false
+	}
+	for i, c := range b {
+		if c == '"' {
+			if !utf8.Valid(b[:i]) {
+				return nil, nil, false
+			}
+			return b[:i], b[i+1:], true
+		}
+		if c == '\\' || c < 0x20 {
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
+}
+
+// internFinish returns the finish reason b, without allocating for the usual ones.
+func internFinish(b []byte) string {
+	for _, r := range [...]string{"stop", "tool_calls", "length", "error", "content_filter", ""} {
+		if string(b) == r {
+			return r
+		}
+	}
+	return string(b)
+}
+
+// fieldLong reads key, then a non-negative integer of at most 18 digits, without a
+// leading zero.
+func fieldLong(b []byte, key string) (int64, []byte, bool) {
+	b, ok := eat(b, key)
+	if !ok {
+		return 0, nil, false
+	}
+	var n int64
+	i := 0
+	for i < len(b) && i < 19 && '0' <= b[i] && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	if i == 0 || i > 18 || (i > 1 && b[0] == '0') {
 		return 0, nil, false
 	}
 	return n, b[i:], true

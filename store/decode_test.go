@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -33,6 +34,52 @@ func FuzzDecodeFired(f *testing.F) {
 			t.Fatalf("parseFired(%q): got %#v, want %#v", b, got, want)
 		}
 	})
+}
+
+func FuzzDecodeResponses(f *testing.F) {
+	rs := []chat.Response{
+		{FinishReason: "tool_calls", Usage: &chat.Usage{PromptTokens: 373, CompletionTokens: 12, TotalTokens: 385, CachedTokens: 128, ReasoningTokens: 7},
+			EstimatedPrompt: 380, TTFT: 410 * time.Millisecond, Latency: 26 * time.Hour},
+		{FinishReason: "length", EstimatedPrompt: 402, Latency: time.Nanosecond},
+		{FinishReason: "é", Usage: &chat.Usage{}},
+	}
+	f.Add(chat.AppendResponsesJSON(nil, rs))
+	for _, s := range []string{`[]`, `null`, `[{"finish_reason":"stop","usage":null,"estimated_prompt_tokens":0,"ttft":0,"latency":0}]`,
+		`[{"finish_reason":"a\"b","usage":null,"estimated_prompt_tokens":0,"ttft":0,"latency":0}]`,
+		`[{"finish_reason":"stop","usage":null,"estimated_prompt_tokens":01,"ttft":0,"latency":0}]`,
+		`[{"finish_reason":"stop","usage":null,"estimated_prompt_tokens":-1,"ttft":0,"latency":0}]`,
+		`[{"finish_reason":"stop","usage":{"prompt_tokens":1,"completion_tokens":2,"total_tokens":3,"reasoning_tokens":0},"estimated_prompt_tokens":1,"ttft":999999999999999999,"latency":0}]`,
+		`[{"finish_reason":"stop","usage":{"prompt_tokens":1},"estimated_prompt_tokens":1,"ttft":0,"latency":0}]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var want []chat.Response
+		wantErr := json.Unmarshal(b, &want)
+		got, ok := parseResponses(b)
+		if !ok {
+			return
+		}
+		if wantErr != nil {
+			t.Fatalf("parseResponses(%q) accepted what encoding/json refuses: %v", b, wantErr)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseResponses(%q): got %#v, want %#v", b, got, want)
+		}
+	})
+}
+
+// TestResponsesReadByHand checks that the form the store writes is read by hand, not
+// given to encoding/json.
+func TestResponsesReadByHand(t *testing.T) {
+	rs := []chat.Response{
+		{FinishReason: "tool_calls", Usage: &chat.Usage{PromptTokens: 373, CompletionTokens: 12, TotalTokens: 385, CachedTokens: 128},
+			EstimatedPrompt: 380, TTFT: 410 * time.Millisecond, Latency: 620 * time.Millisecond},
+		{FinishReason: "length", EstimatedPrompt: 402, TTFT: 95 * time.Millisecond, Latency: 1730 * time.Millisecond},
+	}
+	got, ok := parseResponses(chat.AppendResponsesJSON(nil, rs))
+	if !ok || !reflect.DeepEqual(got, rs) {
+		t.Errorf("parseResponses of what the store writes: got %+v, %v; want %+v", got, ok, rs)
+	}
 }
 
 func FuzzDecodeReminders(f *testing.F) {

@@ -35,6 +35,7 @@ var migrationFixtures = []struct {
 	{6, "testdata/migrate/v6.sql", "fixture"},
 	{7, "testdata/migrate/v7.sql", "fixture"},
 	{8, "testdata/migrate/v8.sql", "fixture"},
+	{9, "testdata/migrate/v9.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.
@@ -111,13 +112,14 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 			if fx.chat == "" {
 				return
 			}
-			checkFixtureChat(t, d, fx.chat)
+			checkFixtureChat(t, d, fx.chat, fx.version)
 		})
 	}
 }
 
-// checkFixtureChat reads the fixture chat through the API and writes a turn to it.
-func checkFixtureChat(t *testing.T, d *DB, id string) {
+// checkFixtureChat reads the fixture chat, as version v stored it, through the API and
+// writes a turn to it.
+func checkFixtureChat(t *testing.T, d *DB, id string, v int) {
 	ctx := context.Background()
 	s, err := d.Load(ctx, id, "main", DetailLight)
 	if err != nil {
@@ -131,6 +133,15 @@ func checkFixtureChat(t *testing.T, d *DB, id string) {
 	if err != nil || tr.Request.SystemPrompt != "<role>fixture</role>" || string(tr.Decisions) != `[{"id":"kind","fired":true}]` ||
 		tr.Reported == nil || tr.Reported.TotalTokens != 129 || tr.TTFT != time.Millisecond {
 		t.Errorf("fixture turn: got %+v, %v", tr, err)
+	}
+	// Before version 9 a turn kept no responses: its record has none, and says so.
+	var want []chat.Response
+	if v >= 9 {
+		want = []chat.Response{{FinishReason: "stop", Usage: &chat.Usage{PromptTokens: 120, CompletionTokens: 9, TotalTokens: 129},
+			EstimatedPrompt: 118, TTFT: time.Millisecond, Latency: 2 * time.Millisecond}}
+	}
+	if !reflect.DeepEqual(tr.Responses, want) {
+		t.Errorf("fixture turn: responses %+v, want %+v", tr.Responses, want)
 	}
 	path, turns, _, err := d.PathWithTurns(ctx, id, "a1", nil)
 	if err != nil || len(path) != 2 || len(turns) != 1 || turns[0].ID != "t1" || turns[0].Number != 1 ||

@@ -32,7 +32,7 @@ func turnSelect(detail Detail) string {
 	if detail&DetailStats != 0 {
 		b.WriteString(`, t.rep_prompt, t.rep_completion, t.rep_total, t.rep_cached, t.rep_reasoning,
 		t.est_prompt, t.est_completion, t.est_total, t.est_cached, t.est_reasoning,
-		t.ttft_ns, t.latency_ns, t.finish_reason, t.error`)
+		t.ttft_ns, t.latency_ns, t.finish_reason, t.error, t.responses`)
 	}
 	if detail&DetailRequest != 0 {
 		b.WriteString(", t.request")
@@ -55,6 +55,7 @@ type turnRow struct {
 	ttft, lat int64
 	request   sql.RawBytes
 	decisions sql.RawBytes
+	responses sql.RawBytes
 }
 
 func (r *turnRow) scan(rows *sql.Rows, detail Detail) error {
@@ -67,7 +68,7 @@ func (r *turnRow) scan(rows *sql.Rows, detail Detail) error {
 		dest = append(dest, &r.rep[0], &r.rep[1], &r.rep[2], &r.rep[3], &r.rep[4],
 			&t.Estimated.PromptTokens, &t.Estimated.CompletionTokens, &t.Estimated.TotalTokens,
 			&t.Estimated.CachedTokens, &t.Estimated.ReasoningTokens,
-			&r.ttft, &r.lat, &t.FinishReason, &t.Error)
+			&r.ttft, &r.lat, &t.FinishReason, &t.Error, &r.responses)
 	}
 	if detail&DetailRequest != 0 {
 		dest = append(dest, &r.request)
@@ -96,6 +97,11 @@ func (r *turnRow) decode(t *chat.Turn, chatID string, detail Detail) error {
 		if r.rep[0].Valid {
 			t.Reported = &chat.Usage{PromptTokens: int(r.rep[0].Int64), CompletionTokens: int(r.rep[1].Int64),
 				TotalTokens: int(r.rep[2].Int64), CachedTokens: int(r.rep[3].Int64), ReasoningTokens: int(r.rep[4].Int64)}
+		}
+		if r.responses != nil {
+			if err := decodeResponses(r.responses, &t.Responses); err != nil {
+				return fmt.Errorf("turn %q: responses: %w", t.ID, err)
+			}
 		}
 	}
 	if detail&DetailRequest != 0 {

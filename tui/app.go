@@ -835,7 +835,7 @@ func (m *Model) turnView() turnView {
 		if it.user != nil {
 			v.Trace, v.Loop = m.traces[it.user.ID], m.loops[it.user.ID]
 			if it.live != nil && m.stream != nil && m.stream.plan != nil {
-				v.Trace, v.Loop = m.stream.plan, m.stream.loop
+				v.Trace, v.Loop, v.Streaming = m.stream.plan, m.stream.loop, true
 			}
 		}
 		if p := m.tr.Item(i - 1); p != nil && p.user != nil {

@@ -16,10 +16,12 @@ import (
 // the requests of its tool loop, and kept.
 
 // turnLoop is the requests of a turn, in order: its planned request, then one for each
-// tool round sent back to the model. A new value is made when one is added, so the
-// inspector sees the change.
+// tool round sent back to the model; while the turn is sent, with what came back to those
+// that ended (from the turn's events; a saved turn's trace has them all). A new value is
+// made when one is added, so the inspector sees the change.
 type turnLoop struct {
-	requests []chat.Request
+	requests  []chat.Request
+	responses []engine.ResponseTrace
 }
 
 // detailMsg is what a turn's detail read gave.

@@ -245,12 +245,12 @@ func (s *streamModel) Reply(ctx context.Context, t *engine.TurnRequest, emit fun
 		var text strings.Builder
 		for j, d := range st.deltas {
 			if st.failAfter >= 0 && j == st.failAfter {
-				return s.cut(out, text.String(), st.err)
+				return s.cut(out, text.String(), st.err, emit, s.response(t, i, len(steps)))
 			}
 			if s.pause > 0 {
 				select {
 				case <-ctx.Done():
-					return s.cut(out, text.String(), ctx.Err())
+					return s.cut(out, text.String(), ctx.Err(), emit, s.response(t, i, len(steps)))
 				case <-time.After(s.pause):
 				}
 			}
@@ -264,11 +264,21 @@ func (s *streamModel) Reply(ctx context.Context, t *engine.TurnRequest, emit fun
 			}
 		}
 		if st.failAfter >= 0 && st.failAfter >= len(st.deltas) {
-			return s.cut(out, text.String(), st.err)
+			return s.cut(out, text.String(), st.err, emit, s.response(t, i, len(steps)))
 		}
 		if text.Len() > 0 {
 			out.Parts = append(out.Parts, chat.TextPart(text.String()))
 		}
+		r := s.response(t, i, len(steps))
+		if i > 0 {
+			out.ExtraPrompt += r.EstimatedPrompt
+		}
+		if len(st.tools) > 0 {
+			r.FinishReason = "tool_calls"
+		}
+		emit(engine.EventUsage{Step: i + 1, Usage: *r.Usage})
+		emit(engine.EventResponse{Step: i + 1, Response: r})
+		out.Responses = append(out.Responses, r)
 		for _, call := range st.tools {
 			emit(engine.EventToolCall{Step: i + 1, ID: call.ID, Name: call.Function.Name, Arguments: call.Function.Arguments})
 			p := t.AnswerTool(call)
@@ -277,18 +287,36 @@ func (s *streamModel) Reply(ctx context.Context, t *engine.TurnRequest, emit fun
 			out.Parts = append(out.Parts, p)
 		}
 	}
-	u := chat.Usage{PromptTokens: 700, CompletionTokens: 40, TotalTokens: 740}
-	emit(engine.EventUsage{Step: len(steps), Usage: u})
-	out.Reported = &u
+	out.Reported = &chat.Usage{PromptTokens: 700, CompletionTokens: 40, TotalTokens: 740}
 	return out, nil
 }
 
+// response is what the test model's server says of request i of n: the turn's 700 prompt
+// and 40 completion tokens shared among the requests, each request estimated 25 tokens
+// more than the one before, 120 ms to the turn's first token, 900 ms in all.
+func (s *streamModel) response(t *engine.TurnRequest, i, n int) chat.Response {
+	u := chat.Usage{PromptTokens: 700 / n, CompletionTokens: 40 / n}
+	if i == n-1 {
+		u.PromptTokens, u.CompletionTokens = 700-(n-1)*(700/n), 40-(n-1)*(40/n)
+	}
+	u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	r := chat.Response{FinishReason: "stop", Usage: &u, EstimatedPrompt: t.Plan.Estimate.Total + 25*i,
+		TTFT: 40 * time.Millisecond, Latency: 900 * time.Millisecond / time.Duration(n)}
+	if i == 0 {
+		r.TTFT = 120 * time.Millisecond
+	}
+	return r
+}
+
 // cut ends a reply early: what arrived is kept, marked interrupted; nothing arrived is a
-// failure.
-func (s *streamModel) cut(out *engine.Outcome, text string, err error) (*engine.Outcome, error) {
+// failure. The request cut short has the response r, its finish reason error and no usage.
+func (s *streamModel) cut(out *engine.Outcome, text string, err error, emit func(engine.Event), r chat.Response) (*engine.Outcome, error) {
 	if err == nil {
 		err = errors.New("stream broken")
 	}
+	r.FinishReason, r.Usage = "error", nil
+	emit(engine.EventResponse{Step: len(out.Responses) + 1, Response: r})
+	out.Responses = append(out.Responses, r)
 	if text != "" {
 		out.Parts = append(out.Parts, chat.TextPart(text))
 	}

@@ -48,6 +48,10 @@ type turnView struct {
 	Preview bool          // Trace is the PREVIEW of the draft (nothing sent)
 	Loop    *turnLoop     // the requests of the turn's tool loop (nil: its one request)
 	Note    string        // a line pinned above the tab's own (a reload's re-evaluation)
+	// Unsent says Trace's request was never sent: what a reloaded file would send.
+	Unsent bool
+	// Streaming says the turn is being sent: Trace is its plan, its reply streams.
+	Streaming bool
 }
 
 // chatView is what the inspector shows of the chat.
@@ -165,6 +169,22 @@ func (in *inspector) loopLen() int {
 		return len(l.requests)
 	}
 	return 1
+}
+
+// responses is what came back to each request of the turn shown, in order: the trace's
+// or, while the turn is sent, those of the requests that ended so far; nil when nothing
+// was sent (a preview, what a reloaded file would send) or it is not known.
+func (in *inspector) responses() []engine.ResponseTrace {
+	v := in.turn
+	switch {
+	case v.Trace == nil || v.Preview || v.Unsent:
+		return nil
+	case len(v.Trace.Responses) > 0:
+		return v.Trace.Responses
+	case v.Loop != nil:
+		return v.Loop.responses
+	}
+	return nil
 }
 
 // SetChat shows the chat's branches and totals. When the active branch or the number

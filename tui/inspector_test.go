@@ -226,12 +226,43 @@ func TestInspectorGoldens(t *testing.T) {
 	// A turn recorded before ctxlab kept its estimate by source (or imported without one).
 	unsized := *support.replayed[3]
 	unsized.Usage.Estimated.BySource = nil
+
+	// A live tool loop of two requests (the first request's estimate is the turn's by
+	// source, the second sends 40 tokens more), the second cut by max_tokens; the same
+	// loop with no usage reported for its second request; the same turn saved before
+	// ctxlab kept each request's response; and a turn streaming its second request.
+	loop := support.sent[2]
+	first := loop.Usage.Estimated.BySource.Total
+	loop.Responses = []engine.ResponseTrace{
+		{FinishReason: "tool_calls", Usage: &chat.Usage{PromptTokens: 373, CompletionTokens: 12, TotalTokens: 385, CachedTokens: 128},
+			EstimatedPromptTokens: first, Latency: engine.LatencyTrace{TTFT: 410, Total: 620}},
+		{FinishReason: "length", Usage: &chat.Usage{PromptTokens: 377, CompletionTokens: 29, TotalTokens: 406},
+			EstimatedPromptTokens: first + 40, Latency: engine.LatencyTrace{TTFT: 95, Total: 1730}},
+	}
+	loop.Usage.Reported = &chat.Usage{PromptTokens: 750, CompletionTokens: 41, TotalTokens: 791, CachedTokens: 128}
+	loop.Usage.Estimated.PromptTokens = 2*first + 40
+	diff := 750 - loop.Usage.Estimated.PromptTokens
+	loop.Usage.Difference = &diff
+	loop.Latency = engine.LatencyTrace{TTFT: 410, Total: 2350}
+	cut := *loop.Assistant
+	cut.FinishReason = "length"
+	loop.Assistant = &cut
+	loopReqs := &turnLoop{requests: []chat.Request{loop.Request, loop.Request}}
+	unreported := loop
+	unreported.Responses = []engine.ResponseTrace{loop.Responses[0], loop.Responses[1]}
+	unreported.Responses[1].Usage = nil
+	unreported.Usage.Reported, unreported.Usage.Difference = nil, nil
+	unkept := loop
+	unkept.Responses = nil
+	plan := engine.PlanTrace(support.chatID, preview)
+	live := &turnLoop{requests: []chat.Request{plan.Request, plan.Request}, responses: loop.Responses[:1]}
 	tests := []struct {
 		name string
 		tab  inspectorTab
 		view turnView
 		chat chatView
 		keys []string
+		step int // the request of the tool loop shown
 	}{
 		{name: "why", tab: tabWhy, view: turnView{Trace: turn3}},
 		{name: "why_tree", tab: tabWhy, view: turnView{Trace: turn3}, keys: []string{"down", "enter"}},
@@ -248,6 +279,16 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "usage_not_reported", tab: tabUsage, view: turnView{Trace: support.replayed[3]}, chat: support.chatView()},
 		{name: "prompt_unsized", tab: tabPrompt, view: turnView{Trace: &unsized}},
 		{name: "usage_unsized", tab: tabUsage, view: turnView{Trace: &unsized}, chat: support.chatView()},
+		{name: "request_loop1", tab: tabRequest, view: turnView{Trace: &loop, Loop: loopReqs}},
+		{name: "request_loop2", tab: tabRequest, view: turnView{Trace: &loop, Loop: loopReqs}, step: 1},
+		{name: "request_unkept", tab: tabRequest, view: turnView{Trace: &unkept, Loop: loopReqs}, step: 1},
+		{name: "request_streaming1", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true}},
+		{name: "request_streaming2", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true}, step: 1},
+		{name: "request_unreported2", tab: tabRequest, view: turnView{Trace: &unreported, Loop: loopReqs}, step: 1},
+		{name: "usage_loop", tab: tabUsage, view: turnView{Trace: &loop, Loop: loopReqs}, chat: support.chatView()},
+		{name: "usage_loop_unreported", tab: tabUsage, view: turnView{Trace: &unreported, Loop: loopReqs}, chat: support.chatView()},
+		{name: "usage_unkept", tab: tabUsage, view: turnView{Trace: &unkept, Loop: loopReqs}, chat: support.chatView()},
+		{name: "usage_streaming", tab: tabUsage, view: turnView{Trace: &plan, Loop: live, Streaming: true}, chat: support.chatView()},
 	}
 	for _, tt := range tests {
 		for _, sz := range inspectorSizes {
@@ -256,6 +297,7 @@ func TestInspectorGoldens(t *testing.T) {
 				in.SetTurn(tt.view)
 				in.SetChat(tt.chat)
 				in.SetTab(tt.tab)
+				in.reqStep = tt.step
 				in.Render(sz.width, sz.height, true)
 				for _, k := range tt.keys {
 					in.HandleKey(inspectorKey(k))

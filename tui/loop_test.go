@@ -78,6 +78,14 @@ func TestRequestTabToolLoop(t *testing.T) {
 					goldenFrame(t, fmt.Sprintf("loop_request%d_%dx%d", i, sz.w, sz.h), f)
 				}
 				live = append(live, requestBody(m))
+				// What came back to the request, as the turn's trace (the server) has it.
+				r := m.insp.turn.Trace.Responses[i-1]
+				want := fmt.Sprintf("usage reported: prompt %d · completion %d · estimated prompt ~%d",
+					r.Usage.PromptTokens, r.Usage.CompletionTokens, r.EstimatedPromptTokens)
+				if !strings.Contains(strings.Join(strings.Fields(live[i-1]), " "), want) ||
+					!strings.Contains(live[i-1], "response: "+r.FinishReason) {
+					t.Errorf("request %d: the Request tab lacks %q and finish %s:\n%s", i, want, r.FinishReason, live[i-1])
+				}
 				press(m, "t")
 			}
 			if f := m.View(); !strings.Contains(f, "request 1/3") {
@@ -146,7 +154,8 @@ func TestRequestTabLiveLoop(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("3"), Alt: true}) // the Request tab
 	tm.Type("count the rows")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitOutput(t, tm, "Counting", "request 1/2 of the tool loop")
+	// The first request's response has come (its tool call answered), the second streams.
+	waitOutput(t, tm, "Counting", "request 1/2 of the tool loop", "response: tool_calls")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc}) // cancel: the partial reply is saved
 	waitOutput(t, tm, "interrupted")
 	quit(t, tm)

@@ -161,7 +161,7 @@ func (m *Model) applyPresent() {
 		if p.typed >= len(text) {
 			p.typing = false
 		} else {
-			part := &turnItem{num: last.num, user: last.user, rec: last.rec}
+			part := &turnItem{num: last.num, user: last.user, rec: last.rec, typing: true}
 			if p.typed > 0 {
 				r := *last.reply
 				r.Parts = []chat.Part{chat.TextPart(string(text[:p.typed]))}

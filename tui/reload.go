@@ -315,7 +315,7 @@ func (m *Model) reevalView(v turnView) turnView {
 		v.Note = "re-evaluated under " + name + " (replay --context) · was → now"
 	case tabRequest, tabPrompt:
 		if m.rl.wouldSend {
-			v.Trace, v.Loop = re, nil // what the file would send is the first request
+			v.Trace, v.Loop, v.Unsent = re, nil, true // what the file would send is the first request
 			if v.Prev != nil {
 				if p := m.rl.reeval[v.Prev.UserMessageID]; p != nil {
 					v.Prev = p

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
@@ -19,9 +20,11 @@ const (
 
 // renderRequest renders the Request tab: the exact request body of the turn as the trace
 // has it, indented, with every <system-reminder> block highlighted; with d, only what is
-// new since the previous request. A turn of a live tool loop sent several requests: the
-// tab shows one of them ("request 2/3"), the key steps to the next; the previous request
-// of its second is its first, not the previous turn's.
+// new since the previous request. Pinned above it, what came back to the request: how the
+// reply ended, the usage the server reported, the time to its first token and its time.
+// A turn of a live tool loop sent several requests: the tab shows one of them ("request
+// 2/3"), the key steps to the next; the previous request of its second is its first, not
+// the previous turn's.
 func (in *inspector) renderRequest(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
@@ -50,6 +53,7 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 	}
 	bb.head(themes.Muted, "model "+inert.DisplayLine(req.Model)+" · "+countNoun(req.Len(), "message")+" · "+
 		countNoun(len(req.Tools), "tool"))
+	in.responseHead(bb, min(in.reqStep, in.loopLen()-1))
 	if in.onlyNew {
 		in.renderNew(bb, req, prev, since)
 		return
@@ -60,6 +64,65 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 		return
 	}
 	addJSONLines(bb, raw)
+}
+
+// responseHead adds the pinned lines of what came back to request k (0-based) of the turn
+// shown: its finish reason, the usage the server reported for it beside the estimate of
+// its prompt, and its times; or why that is not shown.
+func (in *inspector) responseHead(bb *tabBuilder, k int) {
+	v, rs := in.turn, in.responses()
+	t := v.Trace
+	switch {
+	case v.Preview || v.Unsent:
+		return // nothing was sent
+	case k < len(rs):
+	case v.Streaming:
+		bb.head(themes.Warning, "response: streaming; its finish reason, usage and time come when it ends")
+		return
+	case t.Assistant == nil:
+		bb.head(themes.Muted, "response: none (the turn has no reply)")
+		return
+	case t.NotRecorded:
+		bb.head(themes.Muted, "response: not recorded (an imported turn)")
+		return
+	default:
+		bb.head(themes.Muted, "response: not recorded for each request (the turn was saved before ctxlab kept them); Usage has the turn's")
+		return
+	}
+	r := rs[k]
+	line := []tabSeg{{themes.Muted, "response: "}, {themes.Text, finishName(r.FinishReason)}}
+	if r.FinishReason == "length" || r.FinishReason == "content_filter" {
+		line = append(line, tabSeg{themes.Warning, " ⚠ " + engine.FinishNote(r.FinishReason, 0)})
+	}
+	if r.Latency.TTFT > 0 || r.Latency.Total > 0 {
+		line = append(line, tabSeg{themes.Muted, " · first token "}, tabSeg{themes.Text, millisText(r.Latency.TTFT)},
+			tabSeg{themes.Muted, " · "}, tabSeg{themes.Text, millisText(r.Latency.Total)}, tabSeg{themes.Muted, " in all"})
+	} else {
+		line = append(line, tabSeg{themes.Muted, " · not timed (no model was called)"})
+	}
+	bb.headSegs(line...)
+	est := tabSeg{themes.Muted, " · estimated prompt ~" + strconv.Itoa(r.EstimatedPromptTokens)}
+	u := r.Usage
+	if u == nil {
+		bb.headSegs(tabSeg{themes.Muted, "usage: "}, tabSeg{themes.Warning, "not reported"}, est)
+		return
+	}
+	usage := "prompt " + strconv.Itoa(u.PromptTokens) + " · completion " + strconv.Itoa(u.CompletionTokens)
+	if u.CachedTokens > 0 {
+		usage += " · cached " + strconv.Itoa(u.CachedTokens)
+	}
+	if u.ReasoningTokens > 0 {
+		usage += " · reasoning " + strconv.Itoa(u.ReasoningTokens)
+	}
+	bb.headSegs(tabSeg{themes.Muted, "usage reported: "}, tabSeg{themes.Text, usage}, est)
+}
+
+// finishName is a finish reason as the tabs write it: "none" when the server gave none.
+func finishName(reason string) string {
+	if reason == "" {
+		return "none"
+	}
+	return inert.Line(reason)
 }
 
 // renderNew renders what a request adds to the previous request (prev, since names it;

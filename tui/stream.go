@@ -10,7 +10,6 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine"
-	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
@@ -156,13 +155,23 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		it.user, it.num = &u, p.Turn
 	case engine.EventRequest:
 		if lv != nil {
-			lv.step = ev.Step
+			lv.step, lv.finish = ev.Step, ""
 		}
-		var reqs []chat.Request
+		var loop turnLoop
 		if s.loop != nil {
-			reqs = s.loop.requests
+			loop = *s.loop
 		}
-		s.loop = &turnLoop{requests: append(reqs[:len(reqs):len(reqs)], ev.Request)}
+		loop.requests = append(loop.requests[:len(loop.requests):len(loop.requests)], ev.Request)
+		s.loop = &loop
+	case engine.EventResponse:
+		if s.loop != nil { // a scripted reply sends nothing: no request, no response shown
+			loop := *s.loop
+			loop.responses = append(loop.responses[:len(loop.responses):len(loop.responses)], engine.TraceResponse(ev.Response))
+			s.loop = &loop
+		}
+		if lv != nil {
+			lv.finish = ev.Response.FinishReason
+		}
 	case engine.EventText:
 		m.tr.AddText(it, ev.Text)
 	case engine.EventToolCall:
@@ -188,6 +197,9 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 			tr := r.Trace(r.Turn.ChatID)
 			m.traces[r.Plan.User.ID] = &tr
 			m.sent[r.Plan.User.ID] = &tr
+			// The reply as saved, with how it ended, until the chat is read again.
+			reply := r.Assistant
+			it.reply = &reply
 			if s.loop != nil && len(s.loop.requests) > 1 {
 				m.loops[r.Plan.User.ID] = s.loop
 			}

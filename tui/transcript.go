@@ -28,6 +28,9 @@ type turnItem struct {
 	err string
 	// pendingReply marks a user message waiting for its scripted reply.
 	pendingReply bool
+	// typing marks a reply being typed out (presentation mode): how it ended is shown
+	// once it is whole.
+	typing bool
 
 	toolsOpen bool
 	version   int
@@ -52,6 +55,8 @@ type liveTurn struct {
 	tools       []chat.Part      // answered tool calls
 	calls       map[int]liveCall // tool calls streaming in the current step
 	step        int
+	// finish is the finish reason of the current step's request once it ended ("" before).
+	finish string
 }
 
 type liveCall struct{ name, args string }
@@ -556,13 +561,17 @@ func (t *transcript) userLines(m *chat.Message, w int) []string {
 	return out
 }
 
-// replyLines draws a saved reply: tool blocks, then the text as Markdown.
+// replyLines draws a saved reply: tool blocks, then the text as Markdown, "(empty reply)"
+// when it has neither, and how it ended when that was not simply stop (interrupted, cut
+// at max_tokens, …: engine.FinishNote).
 func (t *transcript) replyLines(it *turnItem, w int) []string {
 	var out []string
 	var text strings.Builder
+	tools := 0
 	for _, p := range it.reply.Parts {
 		switch p.Type {
 		case chat.PartTool:
+			tools++
 			out = append(out, t.toolLines(p, it.toolsOpen, w)...)
 		case chat.PartText:
 			if text.Len() > 0 {
@@ -573,9 +582,37 @@ func (t *transcript) replyLines(it *turnItem, w int) []string {
 	}
 	if s := strings.TrimSpace(text.String()); s != "" {
 		out = append(out, t.markdownLines(inert.Text(s), w)...)
+	} else if tools == 0 && !it.typing {
+		out = append(out, "  "+t.th.Render(themes.Muted, "(empty reply)"))
 	}
 	if it.reply.Interrupted {
 		out = append(out, "  "+t.th.Render(themes.Warning, "⚠ interrupted: the reply was cut short"))
+	}
+	if tr := t.traceOf(it); tr != nil && tr.Assistant != nil && !it.typing {
+		out = append(out, t.finishLines(tr.Assistant.FinishReason, len(tr.Responses), w)...)
+	}
+	return out
+}
+
+// traceOf is the recorded trace of a turn, or nil.
+func (t *transcript) traceOf(it *turnItem) *engine.Trace {
+	if it.user == nil {
+		return nil
+	}
+	return t.traces[it.user.ID]
+}
+
+// finishLines are the lines that say how a reply ended when it did not simply stop
+// (engine.FinishNote of its finish reason; requests is how many the turn sent, 0 when
+// not known): none for stop.
+func (t *transcript) finishLines(reason string, requests, w int) []string {
+	note := engine.FinishNote(reason, requests)
+	if note == "" {
+		return nil
+	}
+	var out []string
+	for _, l := range wrapToWidth("⚠ "+inert.Line(note), max(w-2, 1)) {
+		out = append(out, "  "+t.th.Render(themes.Warning, l))
 	}
 	return out
 }
@@ -672,8 +709,15 @@ func (t *transcript) liveLines(it *turnItem, w int) []string {
 	}
 	out = append(out, lv.stableLines...)
 	out = append(out, lv.tailLines...)
-	if lv.stable == "" && lv.tail == "" && len(lv.tools) == 0 && len(lv.calls) == 0 {
+	empty := lv.stable == "" && strings.TrimSpace(lv.tail) == "" && len(lv.tools) == 0 && len(lv.calls) == 0
+	switch {
+	case empty && lv.finish != "":
+		out = append(out, "  "+t.th.Render(themes.Muted, "(empty reply)"))
+	case empty:
 		out = append(out, "  "+t.th.Render(themes.Muted, "waiting for the model…"))
+	}
+	if lv.finish != "tool_calls" { // a tool round, answered and sent back
+		out = append(out, t.finishLines(lv.finish, 0, w)...)
 	}
 	return out
 }

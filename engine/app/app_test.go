@@ -186,7 +186,7 @@ func TestScriptedChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"engine.EventPlanned", "engine.EventText", "engine.EventSaved"}; !slices.Equal(events, want) {
+	if want := []string{"engine.EventPlanned", "engine.EventText", "engine.EventResponse", "engine.EventSaved"}; !slices.Equal(events, want) {
 		t.Errorf("got events %v, want %v", events, want)
 	}
 	if err := c.SendUnanswered(ctx, "anyone?"); err != nil {

@@ -127,34 +127,17 @@ func (c *Chat) TurnDetail(ctx context.Context, t *engine.Trace) (TurnDetail, err
 }
 
 // LoopRequests rebuilds the requests of a turn from its first request (with inject, its
-// system-placement reminders, "" for none) and its reply: first, then, for each round of
-// tool calls of a live tool loop (Part.Round 1, 2, …) that was answered, the request that
-// sent it back (engine.TurnRequest.LoopRequest), unless the loop stopped there
-// (engine.FinishToolLoopLimit). A scripted reply's tool calls (round 0) were never sent.
+// system-placement reminders, "" for none) and its reply: first, then the request that
+// sent each answered round of tool calls of a live tool loop back (engine.LoopRounds,
+// engine.TurnRequest.LoopRequest).
 func LoopRequests(first chat.Request, inject string, reply *chat.Message, finish string) []chat.Request {
 	reqs := []chat.Request{first}
 	if reply == nil {
 		return reqs
 	}
 	tr := engine.TurnRequest{Plan: &engine.Plan{Request: first, SystemInject: inject}}
-	parts := reply.Parts
-	for i := 0; i < len(parts); {
-		round := parts[i].Round
-		if parts[i].Type != chat.PartTool || round < 1 {
-			i++
-			continue
-		}
-		j, answered := i, true
-		for ; j < len(parts) && parts[j].Type == chat.PartTool && parts[j].Round == round; j++ {
-			if st := parts[j].State; st != chat.ToolOutputAvailable && st != chat.ToolOutputError {
-				answered = false // cut short: never sent back
-			}
-		}
-		if !answered || (j == len(parts) && finish == engine.FinishToolLoopLimit) {
-			break
-		}
-		reqs = append(reqs, tr.LoopRequest(parts[:j]))
-		i = j
+	for _, n := range engine.LoopRounds(reply, finish) {
+		reqs = append(reqs, tr.LoopRequest(reply.Parts[:n]))
 	}
 	return reqs
 }

@@ -119,6 +119,72 @@ type Turn struct {
 	Latency      time.Duration   `json:"latency"`
 	FinishReason string          `json:"finish_reason,omitempty"`
 	Error        string          `json:"error,omitempty"`
+	// Responses is the response side of each request the turn sent, in order: one for
+	// a turn without a tool loop or with a scripted reply, one per request of a live
+	// tool loop. Empty for a turn saved before ctxlab kept them (and for one saved
+	// without a reply).
+	Responses []Response `json:"responses,omitempty"`
+}
+
+// Response is the response side of one request of a turn: how the reply to it ended,
+// the usage the server reported for it, the estimate of its prompt and its timing. The
+// turn's own fields sum them up: Reported adds up the requests' usage, FinishReason is
+// the last request's (or the turn's own, tool_loop_limit), TTFT is the first request's
+// and Latency adds up their times.
+type Response struct {
+	// FinishReason is what the server said (stop, length, tool_calls, content_filter, …);
+	// "error" for a request that failed or was cut short; a scripted reply's is the
+	// script's (stop).
+	FinishReason string `json:"finish_reason"`
+	// Usage is the usage the server reported for this request, as it reported it; nil
+	// when it reported none.
+	Usage *Usage `json:"usage"`
+	// EstimatedPrompt is ctxlab's estimate of the request's prompt tokens.
+	EstimatedPrompt int `json:"estimated_prompt_tokens"`
+	// TTFT is the time to the request's first token (0 when none came, and for a
+	// scripted reply); Latency the time to its end.
+	TTFT    time.Duration `json:"ttft"`
+	Latency time.Duration `json:"latency"`
+}
+
+// AppendResponsesJSON appends rs as JSON to dst: what encoding/json writes of it (the
+// store's form of a turn's responses), by hand, since every turn's commit writes it.
+func AppendResponsesJSON(dst []byte, rs []Response) []byte {
+	dst = append(dst, '[')
+	for i := range rs {
+		r := &rs[i]
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(AppendJSONField(append(dst, '{'), "finish_reason"), r.FinishReason)
+		dst = AppendJSONField(dst, "usage")
+		if u := r.Usage; u == nil {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendUsageJSON(dst, u)
+		}
+		dst = strconv.AppendInt(AppendJSONField(dst, "estimated_prompt_tokens"), int64(r.EstimatedPrompt), 10)
+		dst = strconv.AppendInt(AppendJSONField(dst, "ttft"), int64(r.TTFT), 10)
+		dst = strconv.AppendInt(AppendJSONField(dst, "latency"), int64(r.Latency), 10)
+		dst = append(dst, '}')
+	}
+	return append(dst, ']')
+}
+
+// appendUsageJSON appends u as encoding/json writes it.
+func appendUsageJSON(dst []byte, u *Usage) []byte {
+	num := func(key string, n int) { dst = strconv.AppendInt(AppendJSONField(dst, key), int64(n), 10) }
+	dst = append(dst, '{')
+	num("prompt_tokens", u.PromptTokens)
+	num("completion_tokens", u.CompletionTokens)
+	num("total_tokens", u.TotalTokens)
+	if u.CachedTokens != 0 {
+		num("cached_tokens", u.CachedTokens)
+	}
+	if u.ReasoningTokens != 0 {
+		num("reasoning_tokens", u.ReasoningTokens)
+	}
+	return append(dst, '}')
 }
 
 // Counted returns the usage a turn adds to its chat: the reported usage, or the estimate
@@ -195,18 +261,7 @@ func (r *SentRequest) AppendJSON(dst []byte) ([]byte, error) {
 	if r.Scripted {
 		dst = append(AppendJSONField(dst, "scripted"), "true"...)
 	}
-	u := &r.ChatUsage
-	dst = append(AppendJSONField(dst, "chat_usage"), '{')
-	num("prompt_tokens", u.PromptTokens)
-	num("completion_tokens", u.CompletionTokens)
-	num("total_tokens", u.TotalTokens)
-	if u.CachedTokens != 0 {
-		num("cached_tokens", u.CachedTokens)
-	}
-	if u.ReasoningTokens != 0 {
-		num("reasoning_tokens", u.ReasoningTokens)
-	}
-	dst = append(dst, '}')
+	dst = appendUsageJSON(AppendJSONField(dst, "chat_usage"), &r.ChatUsage)
 	if e := r.Estimate; e != nil {
 		dst = append(AppendJSONField(dst, "estimate"), '{')
 		num("fragments", e.Fragments)

@@ -61,6 +61,15 @@ func newFixture() *fixture {
 		alt: chat.Branch{Name: "alt", Head: "a3", Parent: "main", CreatedAt: at(5)},
 	}
 	f.t4.Reported, f.t4.FinishReason, f.t4.Error = nil, "", "model: 500 Internal Server Error"
+	// Turn 1 was a tool loop of two requests, the second reporting no usage; turn 2
+	// sent one request; turn 3 was saved before ctxlab kept responses.
+	first := chat.Usage{PromptTokens: 7, CompletionTokens: 1, TotalTokens: 8, CachedTokens: 2}
+	f.t1.Responses = []chat.Response{
+		{FinishReason: "tool_calls", Usage: &first, EstimatedPrompt: 6, TTFT: 5 * time.Millisecond, Latency: 9 * time.Millisecond},
+		{FinishReason: "length", EstimatedPrompt: 12, TTFT: 3 * time.Millisecond, Latency: 11 * time.Millisecond},
+	}
+	f.t2.Responses = []chat.Response{{FinishReason: "stop", Usage: f.t2.Reported, EstimatedPrompt: 18, TTFT: 5 * time.Millisecond,
+		Latency: 20 * time.Millisecond}}
 	return f
 }
 

@@ -45,8 +45,8 @@ func richChat(t testing.TB, db *store.DB) {
 	}
 	c := step("main", h, "run the report")
 	c.Messages[1].Parts = []chat.Part{
-		{Type: chat.PartTool, ToolCallID: "call_1", ToolName: "run_sql", State: chat.ToolOutputError, Input: json.RawMessage(`{ "query" : "select 1" }`), ErrorText: "permission denied"},
-		{Type: chat.PartTool, ToolCallID: "call_2", ToolName: "run_sql", State: chat.ToolOutputAvailable, Input: json.RawMessage(`{"query":"select 2"}`), Output: `[{"n": 2}]`},
+		{Type: chat.PartTool, ToolCallID: "call_1", ToolName: "run_sql", State: chat.ToolOutputError, Input: json.RawMessage(`{ "query" : "select 1" }`), ErrorText: "permission denied", Round: 1},
+		{Type: chat.PartTool, ToolCallID: "call_2", ToolName: "run_sql", State: chat.ToolOutputAvailable, Input: json.RawMessage(`{"query":"select 2"}`), Output: `[{"n": 2}]`, Round: 1},
 		chat.TextPart("Running it now."),
 	}
 	const rem = "<system-reminder>Stay concise.</system-reminder>"
@@ -56,7 +56,13 @@ func richChat(t testing.TB, db *store.DB) {
 	c.Turns[0].Request = chat.SentRequest{Model: "gpt-4o-mini", SystemPrompt: "<role>x</role>", SystemInject: "<system-reminder>s</system-reminder>",
 		Tools:       []chat.WireTool{{Type: "function", Function: chat.FunctionDecl{Name: "run_sql", Parameters: json.RawMessage(`{"type": "object"}`)}}},
 		Temperature: &temp, Seed: &seed, MaxTokens: 256}
-	c.Turns[0].Reported = nil
+	// A live tool loop of two requests, the second of which reported no usage.
+	c.Turns[0].Reported, c.Turns[0].FinishReason = nil, "length"
+	c.Turns[0].Responses = []chat.Response{
+		{FinishReason: "tool_calls", Usage: &chat.Usage{PromptTokens: 40, CompletionTokens: 12, TotalTokens: 52, CachedTokens: 8},
+			EstimatedPrompt: 45, TTFT: 110 * time.Millisecond, Latency: 300 * time.Millisecond},
+		{FinishReason: "length", EstimatedPrompt: 54, TTFT: 10 * time.Millisecond, Latency: 150 * time.Millisecond},
+	}
 	if err := db.Commit(ctx, c); err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +81,7 @@ func richChat(t testing.TB, db *store.DB) {
 	f := step("main-v2", e.NewHead, "this fails")
 	f.Messages = f.Messages[:1]
 	f.NewHead = f.Messages[0].ID
-	f.Turns[0].AssistantMessageID, f.Turns[0].Error, f.Turns[0].Decisions = "", "model: 503", nil
+	f.Turns[0].AssistantMessageID, f.Turns[0].Error, f.Turns[0].Decisions, f.Turns[0].Responses = "", "model: 503", nil, nil
 	f.Turns[0].Number = 2
 	if err := db.Commit(ctx, f); err != nil {
 		t.Fatal(err)
@@ -246,6 +252,10 @@ func TestImportRejects(t *testing.T) {
 		{"estimate too large", func(e *format.Export) { e.Turns[1].Request.Estimate = &chat.PromptEstimate{History: 1e12 + 1} },
 			`request.estimate.history 1000000000001 is out of range`, "turns[1].request.estimate.history"},
 		{"latency too long", func(e *format.Export) { e.Turns[0].Latency = 25 * time.Hour }, `latency 90000000000000 is out of range`, "turns[0].latency"},
+		{"response too long", func(e *format.Export) { e.Turns[2].Responses[1].Latency = 25 * time.Hour },
+			`responses[1].latency 90000000000000 is out of range`, "turns[2].responses[1].latency"},
+		{"response usage negative", func(e *format.Export) { e.Turns[2].Responses[0].Usage.CachedTokens = -1 },
+			`responses[0].usage.cached_tokens -1 is out of range`, "turns[2].responses[0].usage.cached_tokens"},
 		{"decisions not a list", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`{"id": "x"}`) }, `want an array, not an object`, "turns[0].decisions"},
 		{"decision id a number", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": 1}]`) }, `want a string, not the number 1`, "turns[0].decisions[0].id"},
 		{"decision source", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": "x"}]`) }, `source "", want "reminder" or "instruction"`, "turns[0].decisions[0].source"},

@@ -223,8 +223,8 @@ func (p *importPlan) checkTurnGraph(msgs []chat.Message, t *chat.Turn, replies m
 	return nil
 }
 
-// checkTurnNumbers checks the usage and latency of a turn: token counts from 0 to
-// maxTokens, durations from 0 to maxLatency. Its errors are *chat.FieldErrors naming the
+// checkTurnNumbers checks the usage and latency of a turn and of each of its responses:
+// token counts from 0 to maxTokens, durations from 0 to maxLatency. Its errors are *chat.FieldErrors naming the
 // field of the turn at fault.
 func checkTurnNumbers(t *chat.Turn) error {
 	type number struct {
@@ -258,9 +258,20 @@ func checkTurnNumbers(t *chat.Turn) error {
 			list = append(list, number{at.Append("each_fragment").Append(i).Append("tokens"), int64(f.Tokens), maxTokens, "tokens"})
 		}
 	}
-	list = append(list, number{jsonpos.Path{"request", "max_tokens"}, int64(t.Request.MaxTokens), maxTokens, "tokens"},
-		number{jsonpos.Path{"ttft"}, int64(t.TTFT), int64(maxLatency), "ns, " + maxLatency.String()},
-		number{jsonpos.Path{"latency"}, int64(t.Latency), int64(maxLatency), "ns, " + maxLatency.String()})
+	duration := func(path jsonpos.Path, d time.Duration) {
+		list = append(list, number{path, int64(d), int64(maxLatency), "ns, " + maxLatency.String()})
+	}
+	list = append(list, number{jsonpos.Path{"request", "max_tokens"}, int64(t.Request.MaxTokens), maxTokens, "tokens"})
+	duration(jsonpos.Path{"ttft"}, t.TTFT)
+	duration(jsonpos.Path{"latency"}, t.Latency)
+	for i := range t.Responses {
+		r := &t.Responses[i]
+		at := jsonpos.Path{"responses", i}
+		tokens(at.Append("usage"), r.Usage)
+		list = append(list, number{at.Append("estimated_prompt_tokens"), int64(r.EstimatedPrompt), maxTokens, "tokens"})
+		duration(at.Append("ttft"), r.TTFT)
+		duration(at.Append("latency"), r.Latency)
+	}
 	for _, x := range list {
 		if x.n < 0 || x.n > x.limit {
 			return invalidAt(x.path, "turn %q: %s %d is out of range (want 0 to %d %s)", t.ID, x.path, x.n, x.limit, x.unit)

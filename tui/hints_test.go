@@ -63,3 +63,23 @@ func TestPresentEmptySays(t *testing.T) {
 		t.Errorf("a burst in presentation mode reached the hidden composer (%q) or played a turn (%d)", m.comp.Value(), m.tr.Len())
 	}
 }
+
+// TestHeaderKeepsWhatItMustShow: at every width from 80 columns the header shows the
+// branch and its count, the model's name and the context file; the title, the word
+// ctxlab and the model's host give way first.
+func TestHeaderKeepsWhatItMustShow(t *testing.T) {
+	v := newEnv(t)
+	v.playScript(t, "support.script.yaml")
+	for _, w := range []int{80, 90, 100, 120, 160} {
+		m := newModel(t, v, v.chat(t, "demo-1", &streamModel{}), w, 30, Options{ContextName: "support-bot.ctx.yaml"})
+		head := strings.SplitN(m.View(), "\n", 2)[0]
+		for _, want := range []string{"branch main (1 branch)", "test-model", "support-bot.ctx.yaml"} {
+			if !strings.Contains(head, want) {
+				t.Errorf("%d columns: the header lacks %q: %q", w, want, head)
+			}
+		}
+		if w >= 160 && !strings.Contains(head, "test-model @ 127.0.0.1") {
+			t.Errorf("%d columns: the header drops the model's host with room to spare: %q", w, head)
+		}
+	}
+}

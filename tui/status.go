@@ -44,23 +44,43 @@ func (m *Model) headerLine(w int) string {
 	case m.scripted:
 		badge = " SCRIPTED "
 	}
-	parts := []string{"ctxlab", title, bs}
+	model := ""
 	if badge == "" {
-		parts = append(parts, inert.DisplayLine(m.model))
+		model = inert.DisplayLine(m.model)
 	}
+	file := ""
 	if m.opt.ContextName != "" {
-		parts = append(parts, inert.DisplayLine(m.opt.ContextName)+m.fileMark())
+		file = inert.DisplayLine(m.opt.ContextName) + m.fileMark()
 	}
 	room := w // the header's width but for the badge
 	if badge != "" {
 		room = max(w-ansi.StringWidth(badge)-1, 0)
 	}
-	// When the line does not fit, the title gives way first (down to a few characters), so
-	// that the branch and its count, the model and the file stay in sight.
-	if over := ansi.StringWidth(" "+strings.Join(parts, " · ")+" ") - room; over > 0 {
-		tw := ansi.StringWidth(title)
-		parts[1] = truncate(title, max(tw-over, min(tw, 12)))
+	brand := "ctxlab"
+	join := func() []string {
+		var parts []string
+		for _, p := range []string{brand, title, bs, model, file} {
+			if p != "" {
+				parts = append(parts, p)
+			}
+		}
+		return parts
 	}
+	over := func() int { return ansi.StringWidth(" "+strings.Join(join(), " · ")+" ") - room }
+	// When the line does not fit, these give way in turn, so that the branch and its
+	// count, the model and the file stay in sight: the title (down to a few characters),
+	// the word ctxlab, the model's host (its name stays).
+	if o := over(); o > 0 {
+		tw := ansi.StringWidth(title)
+		title = truncate(title, max(tw-o, min(tw, 12)))
+	}
+	if over() > 0 {
+		brand = ""
+	}
+	if name, _, ok := strings.Cut(model, " @ "); ok && over() > 0 {
+		model = name
+	}
+	parts := join()
 	line := " " + strings.Join(parts, " · ") + " "
 	if badge != "" {
 		return th.Render(themes.Header, fitLine(line, room)) + th.Render(themes.Accent, badge) + th.Render(themes.Header, " ")

@@ -91,6 +91,9 @@ func TestPlainChat(t *testing.T) {
 	if m.tr.Len() != 1 || strings.Contains(m.View(), hint) {
 		t.Errorf("after a turn: %d turns, hint shown %v; want 1, not shown", m.tr.Len(), strings.Contains(m.View(), hint))
 	}
+	if v := m.View(); !strings.Contains(v, "no reminder or instruction was in force") || strings.Contains(v, "no decisions recorded") {
+		t.Errorf("the Why tab of a plain chat's turn does not say why it has no decisions:\n%s", v)
+	}
 
 	// ./ctxlab.ctx.yaml written (ctxlab init): ctrl+r moves the chat onto it.
 	if err := os.WriteFile(ctxapp.DefaultContextFile, []byte("version: 1\nsystem:\n  - role: You are new.\n"), 0o600); err != nil {

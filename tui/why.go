@@ -130,8 +130,12 @@ func (in *inspector) renderWhy(bb *tabBuilder) {
 	if t.Error != "" {
 		bb.text(themes.Error, 0, 2, "error: "+inert.Display(t.Error))
 	}
-	if len(t.Decisions) == 0 {
+	switch {
+	case len(t.Decisions) > 0:
+	case t.NotRecorded:
 		bb.text(themes.Muted, 0, 0, "no decisions recorded for this turn")
+	default:
+		bb.text(themes.Muted, 0, 0, "no reminder or instruction was in force: nothing to decide (no context file, or one with none)")
 	}
 	item := 0
 	for gi, g := range groups {

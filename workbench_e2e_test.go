@@ -10,7 +10,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,12 +19,12 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/llm/aimocktest"
-	"github.com/ctxlab/ctxlab/store"
 )
 
 // e2eKeyEnv is the variable the workbench reads the test's API key from (--api-key-env):
@@ -144,6 +143,24 @@ func (p *pane) keys(keys ...string) {
 func (p *pane) typeText(text string) {
 	p.t.Helper()
 	p.run("send-keys", "-t", "s", "-l", text)
+}
+
+// signal sends sig to the workbench the pane runs (a child of the pane's shell; the test
+// is skipped where /proc does not tell it).
+func (p *pane) signal(sig syscall.Signal) {
+	p.t.Helper()
+	shell := strings.TrimSpace(p.run("display", "-p", "-t", "s", "#{pane_pid}"))
+	children, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+	if err != nil {
+		p.t.Skipf("the workbench's process id: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(children)))
+	if err != nil {
+		p.t.Fatalf("the shell's children: %q", children)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		p.t.Fatal(err)
+	}
 }
 
 // lastWords is what the binary wrote to stderr, for failure messages.
@@ -341,19 +358,7 @@ func secondRequest(t *testing.T, p *pane) {
 // turns with their replies, the tool call and the usage aimock reported.
 func checkSaved(t *testing.T, db string) {
 	t.Helper()
-	d, err := store.Open(db)
-	if err != nil {
-		t.Fatalf("open %s: %v", db, err)
-	}
-	chats, err := d.ListChats(context.Background(), store.ListOptions{})
-	d.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(chats) != 1 {
-		t.Fatalf("got %d chats saved, want 1", len(chats))
-	}
-	e := savedChat(t, db, chats[0].ID)
+	e := savedChatOnly(t, db)
 	if len(e.Turns) != 2 {
 		t.Fatalf("got %d turns saved, want 2", len(e.Turns))
 	}

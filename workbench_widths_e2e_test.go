@@ -82,23 +82,7 @@ func TestWorkbenchTmuxAutoWrapAfterSignal(t *testing.T) {
 		"--db", filepath.Join(t.TempDir(), "w.db"), "--context", "testdata/demo/support.ctx.yaml", "--theme", "mono")
 	waitFor(t, p, "SCRIPTED", e2eTimeout)
 	wantAutoWrap(t, p, false, "while the workbench runs")
-	// The pane runs a shell script, which runs the workbench.
-	shell := strings.TrimSpace(p.run("display", "-p", "-t", "s", "#{pane_pid}"))
-	children, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
-	if err != nil {
-		t.Skipf("the workbench's process id: %v", err)
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(children)))
-	if err != nil {
-		t.Fatalf("the shell's children: %q", children)
-	}
-	proc, err := os.FindProcess(pid)
-	if err == nil {
-		err = proc.Signal(syscall.SIGTERM)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	p.signal(syscall.SIGTERM)
 	waitFor(t, p, "ctxlab exited:", e2eTimeout)
 	wantAutoWrap(t, p, true, "after SIGTERM")
 }

@@ -103,6 +103,9 @@ func (e *Engine) replayPath(ctx context.Context, c chat.Chat, branch string, pat
 			s.view.append(user)
 			continue
 		}
+		if err := ctx.Err(); err != nil { // a long replay answers a signal at the next turn
+			return fmt.Errorf("replay chat %q: %w", c.ID, err)
+		}
 		// A user message no reply answers (a turn that failed, the end of an imported
 		// request) is a turn too, with no assistant message.
 		reply, key := replyTo(path, i), user.ID

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxlab/ctxlab/engine/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -267,10 +268,8 @@ func readFile(path string) (text, msg string) {
 		return "", fsMessage(err, "file")
 	}
 	switch {
-	case fi.IsDir():
-		return "", "is a directory"
 	case !fi.Mode().IsRegular():
-		return "", "not a regular file"
+		return "", "is " + diag.FileKind(fi.Mode()) + ", not a file"
 	case fi.Size() > maxFileBytes:
 		return "", fmt.Sprintf("file too large (%d bytes, at most %d)", fi.Size(), maxFileBytes)
 	}

@@ -203,6 +203,9 @@ func readSkill(file string) (s Skill, nameAt [2]int, errs diag.List) {
 // frontMatter returns the YAML between the opening `---` line and the closing `---` (or
 // `...`) line of a SKILL.md, or a message saying what is wrong.
 func frontMatter(file string) ([]byte, string) {
+	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
+		return nil, diag.FileKind(fi.Mode()) + ", not a file"
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fsMessage(err, "file")

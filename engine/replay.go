@@ -122,6 +122,7 @@ func (e *Engine) replayPath(ctx context.Context, c chat.Chat, branch string, pat
 		}
 		tr := s.recordedTrace(&t, user, asst)
 		tr.NotRecorded = !isRec
+		tr.Sent = isRec && !t.Request.Scripted
 		if isRec {
 			tr.Responses = responseTraces(RecordedResponses(&t, asst))
 		}

@@ -721,7 +721,7 @@ func (m *Model) send() tea.Cmd {
 	item.live = &liveTurn{sent: m.now()}
 	m.tr.Append(item)
 	c := m.chat
-	return m.startStream(text, item, func(ctx context.Context, emit func(engine.Event)) error {
+	return m.startStream(text, item, true, func(ctx context.Context, emit func(engine.Event)) error {
 		_, err := c.Send(ctx, text, emit)
 		return err
 	})
@@ -752,7 +752,7 @@ func (m *Model) sendScripted() tea.Cmd {
 	item.version++
 	m.comp.EndReply()
 	c := m.chat
-	return m.startStream(text, item, func(ctx context.Context, emit func(engine.Event)) error {
+	return m.startStream(text, item, false, func(ctx context.Context, emit func(engine.Event)) error {
 		_, err := c.SendScripted(ctx, text, reply, emit)
 		return err
 	})
@@ -824,23 +824,31 @@ func (m *Model) syncInspector() {
 
 // turnView is what the inspector shows of the current turn (or the draft's preview).
 func (m *Model) turnView() turnView {
-	v := turnView{}
 	if m.preview != nil && !m.tr.Explicit() && m.comp.Draft() != "" && m.stream == nil {
-		v = turnView{Trace: m.preview, Preview: true}
+		v := turnView{Trace: m.preview, Preview: true, Live: !m.scripted}
 		if it := m.tr.Last(); it != nil && it.user != nil {
 			v.Prev = m.traces[it.user.ID]
 		}
-	} else if i := m.tr.Current(); i >= 0 {
-		it := m.tr.Item(i)
-		if it.user != nil {
-			v.Trace, v.Loop = m.traces[it.user.ID], m.loops[it.user.ID]
-			if it.live != nil && m.stream != nil && m.stream.plan != nil {
-				v.Trace, v.Loop, v.Streaming = m.stream.plan, m.stream.loop, true
-			}
+		return v
+	}
+	return m.itemView(m.tr.Current())
+}
+
+// itemView is what the inspector shows of the transcript's turn i (none for -1).
+func (m *Model) itemView(i int) turnView {
+	v := turnView{Live: !m.scripted}
+	it := m.tr.Item(i)
+	if it == nil {
+		return v
+	}
+	if it.user != nil {
+		v.Trace, v.Loop = m.traces[it.user.ID], m.loops[it.user.ID]
+		if it.live != nil && m.stream != nil && m.stream.plan != nil {
+			v.Trace, v.Loop, v.Streaming, v.Live = m.stream.plan, m.stream.loop, true, m.stream.live
 		}
-		if p := m.tr.Item(i - 1); p != nil && p.user != nil {
-			v.Prev = m.traces[p.user.ID]
-		}
+	}
+	if p := m.tr.Item(i - 1); p != nil && p.user != nil {
+		v.Prev = m.traces[p.user.ID]
 	}
 	return v
 }

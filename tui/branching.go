@@ -323,7 +323,7 @@ func (m *Model) branchStream(op branchOp, n int, text string, reply *string) tea
 	done := &branchDone{}
 	m.br.done = done
 	b, c := m.branching(), m.chat
-	return m.startStream(text, item, func(ctx context.Context, emit func(engine.Event)) error {
+	return m.startStream(text, item, reply == nil && !m.scripted, func(ctx context.Context, emit func(engine.Event)) error {
 		var res *engine.TurnResult
 		var err error
 		if op == opEdit || op == opEditReply {

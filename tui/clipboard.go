@@ -233,18 +233,23 @@ func (m *Model) copyMessage() tea.Cmd {
 	return nil
 }
 
-// copyRequest copies the selected turn's request body, as recorded (it holds no API key).
+// copyRequest copies the selected turn's request JSON as the Request tab shows it (it
+// holds no API key): the body on the wire for a turn sent to a model, the request as the
+// trace records it for one that sent nothing; of a tool loop, the request the tab shows;
+// while `n` shows it, what the reloaded file would send. Always whole, even while `d` shows
+// only what is new.
 func (m *Model) copyRequest() tea.Cmd {
-	it := m.tr.Item(m.tr.Current())
-	var t = m.traces[""]
-	if it != nil && it.user != nil {
-		t = m.traces[it.user.ID]
-	}
+	v := m.reevalViewIn(m.itemView(m.tr.Current()), tabRequest)
+	t := v.Trace
 	if t == nil {
 		m.setErr(fmt.Errorf("copy: the selected turn has no request recorded"))
 		return nil
 	}
-	raw, err := t.Request.AppendJSON(nil)
+	k := 0
+	if shown := m.insp.turn; shown.Trace != nil && !shown.Preview && shown.Trace.UserMessageID == t.UserMessageID {
+		k = m.insp.shownStep()
+	}
+	raw, err := v.requestJSON(v.request(k))
 	if err != nil {
 		m.setErr(fmt.Errorf("copy: %w", err))
 		return nil

@@ -300,7 +300,10 @@ func diagLines(err error) []string {
 
 // reevalView shows a past turn as the reloaded file would have decided it: in Why, and in
 // Request and Prompt when wouldSend is on. Usage stays as recorded.
-func (m *Model) reevalView(v turnView) turnView {
+func (m *Model) reevalView(v turnView) turnView { return m.reevalViewIn(v, m.insp.Tab()) }
+
+// reevalViewIn is reevalView as the inspector's tab shows it.
+func (m *Model) reevalViewIn(v turnView, tab inspectorTab) turnView {
 	if v.Preview || v.Trace == nil || m.rl.reeval == nil {
 		return v
 	}
@@ -309,20 +312,21 @@ func (m *Model) reevalView(v turnView) turnView {
 		return v
 	}
 	name := inert.DisplayLine(m.contextName())
-	switch m.insp.Tab() {
+	switch tab {
 	case tabWhy:
 		v.Trace = re
 		v.Note = "re-evaluated under " + name + " (replay --context) · was → now"
 	case tabRequest, tabPrompt:
 		if m.rl.wouldSend {
 			v.Trace, v.Loop, v.Unsent = re, nil, true // what the file would send is the first request
+			v.Live = !m.scripted                      // sent to the chat's model, if it has one
 			if v.Prev != nil {
 				if p := m.rl.reeval[v.Prev.UserMessageID]; p != nil {
 					v.Prev = p
 				}
 			}
 			v.Note = "WOULD SEND under " + name + " · n: as recorded"
-		} else if m.insp.Tab() == tabRequest {
+		} else if tab == tabRequest {
 			v.Note = "AS RECORDED · n: what " + name + " would send"
 		}
 	}

@@ -36,6 +36,8 @@ type Chat interface {
 	Send(ctx context.Context, text string, emit func(engine.Event)) (*engine.TurnResult, error)
 	SendScripted(ctx context.Context, text, reply string, emit func(engine.Event)) (*engine.TurnResult, error)
 	SendUnanswered(ctx context.Context, text string) error
+	// SaveAgain saves a turn whose reply came but could not be saved.
+	SaveAgain(ctx context.Context, u *engine.UnsavedError) (*engine.TurnResult, error)
 	// LightTraces are the recorded traces of the active branch without their decisions
 	// (nil); TurnDetail reads one turn's, with the requests of its tool loop.
 	LightTraces(ctx context.Context) ([]engine.Trace, error)
@@ -156,8 +158,10 @@ type Model struct {
 
 	// The stream of the turn being sent.
 	stream *stream
-	// failed is a turn that saved nothing, kept under the transcript until the next send.
-	failed *turnItem
+	// failed is a turn that saved nothing, kept under the transcript until the next send;
+	// unsaved is its reply when it came but could not be saved (save_again tries again).
+	failed  *turnItem
+	unsaved *engine.UnsavedError
 
 	// The draft preview: seq numbers the requests; inFlight says one runs.
 	previewSeq      int
@@ -416,6 +420,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// SendUnanswered gives no trace of the turn: read them all (rare: scripted
 		// chats only).
 		return m, m.load(true)
+	case savedAgainMsg:
+		return m, m.savedAgain(msg)
 	case editorMsg:
 		if msg.err != nil {
 			m.setErr(fmt.Errorf("editor: %w", msg.err))
@@ -549,6 +555,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, km.Quit):
 		return m.quitOrCancel()
+	case key.Matches(k, km.SaveAgain):
+		return m.saveAgain()
 	case key.Matches(k, km.Help), !inComposer && key.Matches(k, km.HelpQ):
 		m.help, m.helpScroll = true, 0
 		return nil
@@ -707,7 +715,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	m.lastErr = ""
-	m.failed = nil
+	m.failed, m.unsaved = nil, nil
 	m.dropFailed()
 	m.comp.Sent(text)
 	m.preview, m.previewText = nil, ""
@@ -729,7 +737,7 @@ func (m *Model) send() tea.Cmd {
 
 // dropFailed removes a failed turn shown under the transcript.
 func (m *Model) dropFailed() {
-	if last := m.tr.Last(); last != nil && last.err != "" && last.rec == nil {
+	if last := m.tr.Last(); last != nil && (last.err != "" || last.unsaved != "") && last.rec == nil {
 		m.tr.RemoveLast()
 	}
 }

@@ -219,6 +219,10 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		}
 	case engine.EventFailed:
 		s.final = true
+		if u := (*engine.UnsavedError)(nil); errors.As(ev.Err, &u) {
+			m.keepUnsaved(it, u)
+			return
+		}
 		err := ev.Err
 		if errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("cancelled before any reply: nothing saved, the message is back in the composer")

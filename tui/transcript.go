@@ -24,8 +24,10 @@ type turnItem struct {
 
 	// A turn in progress has live set; its text and tools stream in.
 	live *liveTurn
-	// err is the error of a turn that saved nothing (shown under the user message).
-	err string
+	// err is the error of a turn that saved nothing (shown under the user message);
+	// unsaved the error of a turn whose reply came but could not be saved (shown under the
+	// reply).
+	err, unsaved string
 	// pendingReply marks a user message waiting for its scripted reply.
 	pendingReply bool
 	// typing marks a reply being typed out (presentation mode): how it ended is shown
@@ -397,7 +399,12 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 	case it.user != nil && (it.rec != nil || t.traces[it.user.ID] != nil) && it.err == "" && !it.pendingReply:
 		out = append(out, "  "+th.Render(themes.Muted, "(no reply)"))
 	}
-	if msg := t.turnError(it); msg != "" && it.err == "" && (it.reply != nil || it.live != nil) {
+	if it.unsaved != "" {
+		for _, l := range wrapToWidth("✗ NOT SAVED: "+inert.Display(it.unsaved), max(w-2, 1)) {
+			out = append(out, "  "+th.Render(themes.Error, l))
+		}
+	}
+	if msg := t.turnError(it); msg != "" && it.err == "" && it.unsaved == "" && (it.reply != nil || it.live != nil) {
 		if msg == context.Canceled.Error() {
 			msg = "cancelled"
 		}

@@ -38,6 +38,10 @@ type Trace struct {
 	// before the turn was saved: the turn is on Branch, a new branch made at the same
 	// place (see TurnResult.PlannedOn).
 	PlannedOn string `json:"planned_on,omitempty"`
+	// ContextDigest is the digest of the context file the turn was sent with, as its
+	// record keeps it (chat.Turn.ContextDigest: nil when not known). Traces do not print
+	// it: the turn record, its column and the JSON export do.
+	ContextDigest *string `json:"-"`
 }
 
 // MarshalJSON writes the trace as spec/headless.md shows it, with <, > and & unescaped.
@@ -227,6 +231,7 @@ func (r *TurnResult) trace(chatID string) Trace {
 		Error:     r.Turn.Error,
 		PlannedOn: r.PlannedOn,
 	}
+	t.ContextDigest = r.Turn.ContextDigest
 	if r.Assistant.ID != "" { // none for a turn saved without a reply
 		t.Assistant = assistantTrace(&r.Assistant, r.Turn.FinishReason)
 	}

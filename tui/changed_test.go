@@ -263,7 +263,7 @@ func TestSwitchComparesRecorded(t *testing.T) {
 	}
 
 	// The chats overlay opens the demo chat, saved under the file as it was.
-	other, _, err := v.library(t.TempDir()).Open(context.Background(), "branching-1")
+	other, _, err := v.library(t.TempDir()).Open(context.Background(), "branching-1", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,5 +272,37 @@ func TestSwitchComparesRecorded(t *testing.T) {
 	drive(m, cmd)
 	if m.rl.reeval == nil || !strings.HasPrefix(m.rl.summary, "support.ctx.yaml changed since") {
 		t.Errorf("the chat opened from the overlay is not re-evaluated: summary %q", m.rl.summary)
+	}
+}
+
+// TestChatsOpenOnFileInForce: after the context file was edited and reloaded, a chat
+// opened from the chats overlay that records the same file opens on it as it is in force
+// (the reloaded version, which its next turn uses), not as the workbench first loaded it;
+// its turns, sent with the file as it was, are marked and re-evaluated.
+func TestChatsOpenOnFileInForce(t *testing.T) {
+	path := savedDemo(t, "support.script.yaml", false)
+	v := openEnv(t, path)
+	ctx := context.Background()
+	other := v.ws.NewChat(v.s, v.e, nil) // records the file it is sent with
+	if _, err := other.SendScripted(ctx, "a question", "an answer", nil); err != nil {
+		t.Fatal(err)
+	}
+	m := newModel(t, v, v.chat(t, "demo-1", nil), 160, 45, Options{Library: v.library(t.TempDir())})
+	replace(t, "support.ctx.yaml", "support-edited.ctx.yaml")
+	_, cmd := m.Update(ctrlR)
+	drive(m, cmd)
+	edited := m.rl.file.Digest()
+	if edited == v.file.Digest() {
+		t.Fatal("the reload did not take the edited file")
+	}
+	press(m, "ctrl+o", "type:a question", "enter")
+	if m.chatID != other.ID() {
+		t.Fatalf("open chat: got %q, want %q (error %q)", m.chatID, other.ID(), m.lastErr)
+	}
+	if got := m.chat.(reloader).File().Digest(); got != edited {
+		t.Errorf("the chat opened is on the file as the workbench first loaded it, not the one in force")
+	}
+	if got := marks(m); fmt.Sprint(got) != fmt.Sprint([]string{" (changed)"}) || m.rl.reeval == nil {
+		t.Errorf("marks %q, re-evaluated %v; want the turn marked and re-evaluated", got, m.rl.reeval != nil)
 	}
 }

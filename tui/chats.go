@@ -24,7 +24,7 @@ import (
 type Library interface {
 	Chats(ctx context.Context) ([]ctxapp.ChatSummary, error)
 	Search(ctx context.Context, text string) (map[string]bool, error)
-	Open(ctx context.Context, id string) (*ctxapp.Chat, string, error)
+	Open(ctx context.Context, id string, inForce *ctxfile.File) (*ctxapp.Chat, string, error)
 	New(file *ctxfile.File) (*ctxapp.Chat, error)
 	Rename(ctx context.Context, id, title string) error
 	Delete(ctx context.Context, id string) error
@@ -397,9 +397,9 @@ func (m *Model) openSelectedChat() tea.Cmd {
 	if sel == nil {
 		return nil
 	}
-	id := sel.ID
+	id, file := sel.ID, m.rl.file
 	return func() tea.Msg {
-		c, note, err := lib.Open(context.Background(), id)
+		c, note, err := lib.Open(context.Background(), id, file)
 		return chatOpenedMsg{chat: c, note: note, err: err}
 	}
 }

@@ -259,6 +259,7 @@ func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) *Trace {
 		Latency: LatencyTrace{TTFT: t.TTFT.Milliseconds(), Total: t.Latency.Milliseconds()},
 		Error:   t.Error,
 	}
+	tr.ContextDigest = t.ContextDigest
 	if asst != nil {
 		tr.AssistantMessageID, tr.Assistant = asst.ID, assistantTrace(asst, t.FinishReason)
 	}

@@ -362,7 +362,7 @@ func (s *Session) record(p *Plan, out *Outcome, decisions json.RawMessage) *Turn
 	}
 	turn := chat.Turn{
 		ID: e.newID(), ChatID: s.chat.ID, Branch: p.Branch, Number: p.Turn,
-		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At,
+		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At, ContextDigest: p.contextDigest,
 		Request: chat.SentRequest{Model: p.Request.Model, SystemPrompt: p.SystemPrompt, SystemInject: p.SystemInject,
 			Tools: p.Request.Tools, Temperature: p.Request.Temperature, TopP: p.Request.TopP,
 			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, Scripted: out.Scripted, ChatUsage: p.chatUsage,

@@ -43,6 +43,10 @@ type Trace struct {
 	// reply, a message saved unanswered, a turn the chat has no record of, a plan. It is
 	// not part of the JSON: the trace's request is the same either way.
 	Sent bool `json:"-"`
+	// ContextDigest is the digest of the context file the turn was sent with, as its
+	// record keeps it (chat.Turn.ContextDigest: nil when not known). Traces do not print
+	// it: the turn record, its column and the JSON export do.
+	ContextDigest *string `json:"-"`
 }
 
 // MarshalJSON writes the trace as spec/headless.md shows it, with <, > and & unescaped.
@@ -233,6 +237,7 @@ func (r *TurnResult) trace(chatID string) Trace {
 		PlannedOn: r.PlannedOn,
 		Sent:      !r.Turn.Request.Scripted,
 	}
+	t.ContextDigest = r.Turn.ContextDigest
 	if r.Assistant.ID != "" { // none for a turn saved without a reply
 		t.Assistant = assistantTrace(&r.Assistant, r.Turn.FinishReason)
 	}

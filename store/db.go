@@ -338,3 +338,11 @@ func nullStr(s string) any {
 	}
 	return s
 }
+
+// nullDigest is a turn's context digest as its column holds it: NULL when not known.
+func nullDigest(d *string) any {
+	if d == nil {
+		return nil
+	}
+	return *d
+}

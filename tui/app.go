@@ -411,6 +411,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setErr(fmt.Errorf("switch branch: %w", msg.err))
 		}
 		m.tr.ClearSelection()
+		m.rl.recheck = msg.err == nil // the branch's turns are compared with the file in force
 		return m, m.load(true)
 	case unansweredMsg:
 		if msg.err != nil {
@@ -482,7 +483,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	if m.opt.Present {
 		details = m.readAllDetails()
 	}
-	return tea.Batch(m.startPreview(), m.branchLoaded(), details)
+	return tea.Batch(m.startPreview(), m.branchLoaded(), details, m.recordedRead(msg.withTraces))
 }
 
 func (m *Model) setErr(err error) {

@@ -11,8 +11,8 @@ import (
 // Display is Visible for a screen laid out in columns (the workbench): besides what
 // Visible removes and marks, the grapheme clusters terminals draw at different widths are
 // rewritten as Cells does, so that every width measure and every terminal agree on each
-// line's width. It is for display only: what is copied, exported or sent keeps the
-// original characters.
+// line's width. It is for display only: what is copied keeps the original characters
+// (Visible), and what is exported or sent, the original text.
 func Display(s string) string { return Cells(Visible(s)) }
 
 // DisplayLine is VisibleLine for a screen laid out in columns (see Display).

@@ -5,12 +5,13 @@
 // Visible then writes the characters a terminal draws as nothing or that reorder the
 // text (bidi controls, zero-width characters) as marks such as ⟨U+202E⟩, where they could
 // mislead; Display, for the workbench, also rewrites what terminals draw at different
-// widths.
+// widths; JSON escapes the same characters in a JSON text.
 //
-// It is the one sanitizer of ctxlab: the workbench and every human-readable output of the
-// headless commands pass untrusted text through Visible (or Display). Text alone is for
-// text that stays content (a draft being typed). JSON output of the commands does not
-// pass through it: it is lossless, and its encoder escapes control characters itself.
+// It is the one sanitizer of ctxlab: the workbench, what it copies, and every
+// human-readable output of the headless commands pass untrusted text through Visible (or
+// Display, or JSON). Text alone is for text that stays content (a draft being typed).
+// JSON output of the commands does not pass through it: it is lossless, and its encoder
+// escapes control characters itself.
 package inert
 
 import (

@@ -243,7 +243,7 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		opt.Hint = plainChatHint(s)
 	}
 	if choice.Gone != "" && opt.Notice == "" {
-		opt.Notice = fmt.Sprintf("The chat's context file %s is gone; using %s.", inert.Line(choice.Gone), inert.Line(choice.Label()))
+		opt.Notice = fmt.Sprintf("The chat's context file %s is gone; using %s.", inert.DisplayLine(choice.Gone), inert.DisplayLine(choice.Label()))
 	}
 	if w, ok := ctxapp.ContextWindow(s.ModelName()); ok {
 		opt.ContextWindow = w

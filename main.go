@@ -58,11 +58,11 @@ func (app *app) execute(ctx context.Context, args []string) int {
 	}
 	if diag.IsInvalidInput(err) {
 		// FILE:LINE:COL: message at the start of every line, as editors expect.
-		fmt.Fprintln(stderr, inert.Text(err.Error()))
+		fmt.Fprintln(stderr, inert.Visible(err.Error()))
 		return exitInvalid
 	}
 	// Errors quote servers, models and files: printed inert, never able to drive the terminal.
-	fmt.Fprintln(stderr, "ctxlab: "+inert.Text(err.Error()))
+	fmt.Fprintln(stderr, "ctxlab: "+inert.Visible(err.Error()))
 	var usage *usageError
 	var appUsage *ctxapp.UsageError
 	var setting *config.SettingError

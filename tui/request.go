@@ -177,7 +177,7 @@ func finishName(reason string) string {
 	if reason == "" {
 		return "none"
 	}
-	return inert.Line(reason)
+	return inert.DisplayLine(reason)
 }
 
 // renderNew renders what a request adds to the previous request (prev, since names it;

@@ -618,17 +618,17 @@ func (t *transcript) finishLines(reason string, requests, w int) []string {
 		return nil
 	}
 	var out []string
-	for _, l := range wrapToWidth("⚠ "+inert.Line(note), max(w-2, 1)) {
+	for _, l := range wrapToWidth("⚠ "+inert.DisplayLine(note), max(w-2, 1)) {
 		out = append(out, "  "+t.th.Render(themes.Warning, l))
 	}
 	return out
 }
 
 // markdownLines renders a reply's inert text as Markdown, indented. A streamed reply's
-// deltas are joined before this, so its emoji sequences are rewritten for display (Cells)
-// here, whole.
+// deltas are joined before this, so its invisible characters are shown (Visible) and its
+// emoji sequences rewritten for display (Cells) here, whole.
 func (t *transcript) markdownLines(text string, w int) []string {
-	lines := t.md.Render(inert.Cells(inert.ExpandTabs(text, 4)), max(w-2, 1))
+	lines := t.md.Render(inert.Cells(inert.ExpandTabs(inert.Visible(text), 4)), max(w-2, 1))
 	for i, l := range lines {
 		lines[i] = "  " + l
 	}

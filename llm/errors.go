@@ -38,6 +38,9 @@ const (
 	KindResponse
 	// KindResponseTimeout is a non-stream request (Models) left unanswered.
 	KindResponseTimeout
+	// KindTooLong is a reply cut at ctxlab's limits on its size (chat.MaxReplySize,
+	// chat.MaxToolArguments): Err is chat.ErrReplyTooLong or chat.ErrToolArgumentsTooLong.
+	KindTooLong
 )
 
 // Error is a failed exchange with a model server. Its text names the server, the status
@@ -82,6 +85,8 @@ func (e *Error) Error() string {
 		s = "invalid request for " + e.Server
 	case KindResponse:
 		s = "invalid response from " + e.Server
+	case KindTooLong:
+		s = "reply too long from " + e.Server
 	default:
 		s = "request to " + e.Server + " failed"
 	}

@@ -3,6 +3,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -239,4 +241,141 @@ func TestStreamTooManyToolCalls(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toolArgsChunk is a chunk extending tool call i with a piece of its arguments, opening it
+// (id and name) when open is set.
+func toolArgsChunk(i int, open bool, args string) string {
+	b, _ := json.Marshal(args)
+	head := ""
+	if open {
+		head = fmt.Sprintf(`"id":"call_%d","type":"function",`, i)
+	}
+	name := ""
+	if open {
+		name = `"name":"run_sql",`
+	}
+	return fmt.Sprintf(`data: {"id":"c1","choices":[{"index":0,"delta":{"tool_calls":[{"index":%d,%s"function":{%s"arguments":%s}}]},"finish_reason":null}]}`+"\n\n", i, head, name, b)
+}
+
+// TestStreamReplyTooLong is the probe of issue 22 item 1: a server streaming 1 MB content
+// deltas without end took the process to 19 GB. The reply is read up to chat.MaxReplySize
+// bytes of text and tool calls (a call's arguments up to chat.MaxToolArguments), never
+// splitting a character; what fits is kept in the interrupted reply and delivered, and
+// the error names the limit. The server's stream is not read further.
+func TestStreamReplyTooLong(t *testing.T) {
+	mb := strings.Repeat("x", 1<<20)
+	for _, tc := range []struct {
+		name string
+		// stream writes the reply's chunks until the client stops reading.
+		stream    func(w io.Writer) error
+		wantText  string
+		wantCalls []int // the length of each call's arguments
+		wantErr   error
+	}{
+		{"endless text", func(w io.Writer) error {
+			for {
+				if _, err := io.WriteString(w, textChunk(mb)); err != nil {
+					return err
+				}
+			}
+		}, strings.Repeat("x", chat.MaxReplySize), nil, chat.ErrReplyTooLong},
+		{"a character across the limit", func(w io.Writer) error {
+			if _, err := io.WriteString(w, textChunk("a")); err != nil {
+				return err
+			}
+			for {
+				if _, err := io.WriteString(w, textChunk(strings.Repeat("é", 1<<19))); err != nil {
+					return err
+				}
+			}
+		}, "a" + strings.Repeat("é", chat.MaxReplySize/2-1), nil, chat.ErrReplyTooLong},
+		{"text just under the limit", func(w io.Writer) error {
+			_, err := io.WriteString(w, textChunk(strings.Repeat("y", chat.MaxReplySize))+finishChunk("stop")+done)
+			return err
+		}, strings.Repeat("y", chat.MaxReplySize), nil, nil},
+		{"endless arguments", func(w io.Writer) error {
+			if _, err := io.WriteString(w, textChunk("Running it.")+toolArgsChunk(0, true, `{"q":"`)); err != nil {
+				return err
+			}
+			for {
+				if _, err := io.WriteString(w, toolArgsChunk(0, false, mb)); err != nil {
+					return err
+				}
+			}
+		}, "Running it.", []int{chat.MaxToolArguments}, chat.ErrToolArgumentsTooLong},
+		{"calls filling the reply", func(w io.Writer) error {
+			if _, err := io.WriteString(w, textChunk("Running them.")); err != nil {
+				return err
+			}
+			for i := 0; ; i++ {
+				if _, err := io.WriteString(w, toolArgsChunk(i, true, mb[:900<<10])); err != nil {
+					return err
+				}
+			}
+		}, "Running them.", []int{900 << 10, 900 << 10, 900 << 10, 900 << 10, chat.MaxReplySize - 4*(900<<10) - len("Running them.") - 5*len("call_0run_sql")}, chat.ErrReplyTooLong},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				sse(w)
+				send(w, roleChunk)
+				// "Endless" stops at 48 MB, so that a client that reads on fails the test
+				// rather than the machine.
+				_ = tc.stream(&cappedWriter{w: w, left: 48 << 20})
+			})
+			c, _ := newTestClient(srv.URL, nil)
+			var deltas []Delta
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			start := time.Now()
+			r, err := c.Stream(context.Background(), hello(), collect(&deltas))
+			took := time.Since(start)
+			runtime.ReadMemStats(&after)
+			if r.Text != tc.wantText || texts(deltas) != tc.wantText {
+				t.Errorf("got text of %d bytes (delivered %d), want %d", len(r.Text), len(texts(deltas)), len(tc.wantText))
+			}
+			var calls []int
+			for _, c := range r.ToolCalls {
+				calls = append(calls, len(c.Function.Arguments))
+			}
+			if fmt.Sprint(calls) != fmt.Sprint(tc.wantCalls) {
+				t.Errorf("got calls with arguments of %v bytes, want %v", calls, tc.wantCalls)
+			}
+			if tc.wantErr == nil {
+				if err != nil || r.Interrupted || r.FinishReason != "stop" {
+					t.Fatalf("got %v, interrupted %v, finish %q; want the whole reply", err, r.Interrupted, r.FinishReason)
+				}
+				return
+			}
+			e := asError(t, err)
+			want := "reply too long from " + srv.URL + "/v1: " + tc.wantErr.Error()
+			if e.Kind != KindTooLong || err.Error() != want || !errors.Is(err, tc.wantErr) {
+				t.Fatalf("got %v (kind %d), want %q", err, e.Kind, want)
+			}
+			if !r.Interrupted || r.Attempts != 1 {
+				t.Errorf("got interrupted %v attempts %d, want true 1", r.Interrupted, r.Attempts)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 96<<20 {
+				t.Errorf("allocated %d MB for a reply cut at 4 MiB, want under 96 MB", alloc>>20)
+			}
+			if took > 5*time.Second {
+				t.Errorf("took %s, want the stream left at the limit", took)
+			}
+		})
+	}
+}
+
+// cappedWriter fails the writes past left bytes.
+type cappedWriter struct {
+	w    io.Writer
+	left int
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if len(p) > c.left {
+		return 0, errors.New("enough")
+	}
+	c.left -= len(p)
+	return c.w.Write(p)
 }

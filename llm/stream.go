@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -42,6 +43,11 @@ type Reply = chat.Reply
 //   - when ctx is done, the partial reply with Interrupted set, and ctx.Err();
 //   - when the stream breaks after it began (dropped connection, malformed chunk, idle
 //     timeout, in-band error), the partial reply with Interrupted set, and an *Error;
+//   - when the reply runs past chat.MaxReplySize bytes of text and tool calls, or a
+//     call's arguments past chat.MaxToolArguments, the reply as far as it fits (never
+//     splitting a character) with Interrupted set, and a KindTooLong *Error wrapping
+//     chat.ErrReplyTooLong or chat.ErrToolArgumentsTooLong: the stream is read no
+//     further;
 //   - otherwise an *Error (status, connection, first-token timeout).
 //
 // Failures before the first delta are retried (429, 5xx, refused or reset connections),
@@ -139,6 +145,9 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 		}
 		if acc.tooMany {
 			return true, c.redact.fix(&Error{Server: c.server, Kind: KindMalformed, Err: ErrTooManyToolCalls})
+		}
+		if acc.tooLong != nil {
+			return true, &Error{Server: c.server, Kind: KindTooLong, Err: acc.tooLong}
 		}
 		if active && !w.streaming {
 			w.firstToken()
@@ -280,6 +289,12 @@ type accumulator struct {
 	// tooMany says the reply opened more than chat.MaxToolCalls calls: the pieces of
 	// the calls past the limit are dropped, and the stream is read no further.
 	tooMany bool
+	// size counts the bytes kept: the text and the calls' ids, names and arguments.
+	size int
+	// tooLong is chat.ErrReplyTooLong or chat.ErrToolArgumentsTooLong once a piece ran
+	// past its limit: the piece is kept up to the limit, and the stream is read no
+	// further.
+	tooLong error
 }
 
 type toolCall struct {
@@ -317,14 +332,18 @@ func (a *accumulator) add(ch *openai.ChatCompletionStreamResponse) (delivered, a
 			continue
 		}
 		for _, s := range [...]string{c.Delta.Content, c.Delta.Refusal} {
-			if s != "" {
+			if a.tooLong != nil {
+				break
+			}
+			if s = a.fit(s, chat.MaxReplySize-a.size, chat.ErrReplyTooLong); s != "" {
 				a.text.WriteString(s)
+				a.size += len(s)
 				a.emit(Delta{Text: s})
 				got = true
 			}
 		}
 		for j := range c.Delta.ToolCalls {
-			if a.tooMany {
+			if a.tooMany || a.tooLong != nil {
 				break
 			}
 			if a.addToolCall(&c.Delta.ToolCalls[j]) {
@@ -348,23 +367,48 @@ func (a *accumulator) addToolCall(tc *openai.ToolCall) bool {
 		a.tooMany = true
 		return false
 	}
-	d := Delta{ToolCallIndex: t.index, Arguments: tc.Function.Arguments}
-	if tc.ID != "" && t.call.ID == "" {
-		t.call.ID = tc.ID
+	// The id and the name are kept once, the arguments piece by piece: each within what
+	// is left of the reply's size, and the arguments within the call's.
+	id, name := tc.ID, tc.Function.Name
+	if id != "" && t.call.ID == "" {
+		id = a.fit(id, chat.MaxReplySize-a.size, chat.ErrReplyTooLong)
+		t.call.ID = id
+		a.size += len(id)
 	}
-	if tc.Function.Name != "" && t.call.Function.Name == "" {
-		t.call.Function.Name = tc.Function.Name
+	if name != "" && t.call.Function.Name == "" {
+		name = a.fit(name, chat.MaxReplySize-a.size, chat.ErrReplyTooLong)
+		t.call.Function.Name = name
+		a.size += len(name)
 	}
 	if tc.Type != "" {
 		t.call.Type = string(tc.Type)
 	}
-	d.ToolCallID, d.ToolName = tc.ID, tc.Function.Name
-	t.args.WriteString(tc.Function.Arguments)
+	args := a.fit(tc.Function.Arguments, chat.MaxReplySize-a.size, chat.ErrReplyTooLong)
+	args = a.fit(args, chat.MaxToolArguments-t.args.Len(), chat.ErrToolArgumentsTooLong)
+	d := Delta{ToolCallIndex: t.index, ToolCallID: id, ToolName: name, Arguments: args}
+	t.args.WriteString(args)
+	a.size += len(args)
 	if d.ToolCallID == "" && d.ToolName == "" && d.Arguments == "" {
 		return false
 	}
 	a.emit(d)
 	return true
+}
+
+// fit returns s, or the longest prefix of s of at most room bytes that does not split a
+// UTF-8 sequence, noting limit as the reason the reply is cut.
+func (a *accumulator) fit(s string, room int, limit error) string {
+	if len(s) <= room {
+		return s
+	}
+	if a.tooLong == nil {
+		a.tooLong = limit
+	}
+	cut := max(room, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // callFor returns the call a piece extends: the last call opened with the piece's index

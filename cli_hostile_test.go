@@ -1,0 +1,302 @@
+//go:build unix
+
+package main
+
+// The hostile servers of issue 22 (items 1, 2, 8 and 10), run against the real binary:
+// servers written here that flood, drip comments, answer HTML or redirect, and signals
+// sent to the process mid-stream. The peak resident size of the process is read with GNU
+// time: a process forked by the test starts from the size of the test process, which
+// os/exec's vfork makes its own peak (see cli_limits_test.go).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/ctxlab/ctxlab/engine"
+	"github.com/ctxlab/ctxlab/engine/chat"
+)
+
+// gnuTime is GNU time, which reports the peak resident size of the command it runs.
+const gnuTime = "/usr/bin/time"
+
+// measured is a ctxlab process run under GNU time when it is installed.
+type measured struct {
+	cmd            *exec.Cmd
+	stdout, stderr bytes.Buffer
+	rssFile        string // where GNU time writes the peak resident size, in KB ("" without it)
+	start          time.Time
+	done           chan struct{} // closed when the process has ended, with err
+	err            error
+}
+
+// startMeasured starts the binary with args in env, under GNU time when it is installed.
+func startMeasured(t *testing.T, bin string, env []string, args ...string) *measured {
+	t.Helper()
+	m := &measured{}
+	if _, err := os.Stat(gnuTime); err == nil {
+		m.rssFile = filepath.Join(t.TempDir(), "rss")
+		m.cmd = exec.Command(gnuTime, append([]string{"-f", "%M", "-o", m.rssFile, bin}, args...)...)
+	} else {
+		t.Logf("%s is not installed: the peak memory is not measured", gnuTime)
+		m.cmd = exec.Command(bin, args...)
+	}
+	m.cmd.Env = env
+	m.cmd.Stdout, m.cmd.Stderr = &m.stdout, &m.stderr
+	m.start = time.Now()
+	if err := m.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	m.done = make(chan struct{})
+	go func() {
+		m.err = m.cmd.Wait()
+		close(m.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-m.done:
+		default:
+			m.signal(syscall.SIGKILL)
+			_ = m.cmd.Process.Kill()
+			<-m.done
+		}
+	})
+	return m
+}
+
+// ended reports whether the process has ended.
+func (m *measured) ended() bool {
+	select {
+	case <-m.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// pid is the ctxlab process: GNU time's child, or the process started.
+func (m *measured) pid() int {
+	if m.rssFile == "" {
+		return m.cmd.Process.Pid
+	}
+	p := m.cmd.Process.Pid
+	for range 200 {
+		if m.ended() {
+			return 0
+		}
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", p, p))
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			if n, err := strconv.Atoi(f[0]); err == nil {
+				return n
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return 0
+}
+
+// signal sends sig to the ctxlab process (GNU time ignores SIGINT and waits for it).
+func (m *measured) signal(sig syscall.Signal) {
+	if p := m.pid(); p > 0 {
+		_ = syscall.Kill(p, sig)
+	}
+}
+
+// wait waits for the process, at most limit, and returns its exit code, how long it ran
+// and its peak resident size in MB (0 when not measured).
+func (m *measured) wait(t *testing.T, limit time.Duration) (code int, took time.Duration, peakMB int) {
+	t.Helper()
+	select {
+	case <-m.done:
+		took = time.Since(m.start)
+		code = exitCode(m.err)
+	case <-time.After(limit):
+		m.signal(syscall.SIGQUIT) // a goroutine dump, to see where it hangs
+		<-m.done
+		t.Fatalf("still running after %s; stderr:\n%.4000s", limit, m.stderr.String())
+	}
+	if m.rssFile != "" && !raceBuild() {
+		b, err := os.ReadFile(m.rssFile)
+		if err != nil {
+			t.Fatalf("peak memory: %v", err)
+		}
+		lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+		kb, err := strconv.Atoi(lines[len(lines)-1]) // after "Command exited with non-zero status N"
+		if err != nil {
+			t.Fatalf("peak memory: %q: %v", b, err)
+		}
+		peakMB = kb >> 10
+	}
+	return code, took, peakMB
+}
+
+// raceBuild reports whether the test (and so the binary buildCtxlab builds) runs with the
+// race detector, which multiplies the memory a process takes.
+func raceBuild() bool {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-race" && s.Value == "true" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hostileEnv is the environment of a ctxlab process talking to a test server.
+func hostileEnv(t *testing.T) []string {
+	return append(ctxlabProcessEnv(t), "OPENAI_API_KEY="+liveKey)
+}
+
+// floodText writes 1 MB content deltas until the client stops reading, or 64 MB are sent
+// (so that a client that keeps reading fails the test rather than the machine), and counts
+// what it sent.
+func floodText(w http.ResponseWriter, sent *atomic.Int64) {
+	chunk := []byte("data: " + sseText(strings.Repeat("x", 1<<20), "") + "\n\n")
+	for sent.Load() < 64<<20 {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		sent.Add(int64(len(chunk)))
+	}
+}
+
+// traceOf decodes the one trace a --json command printed.
+func traceOf(t *testing.T, stdout string) engine.Trace {
+	t.Helper()
+	var tr engine.Trace
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &tr); err != nil {
+		t.Fatalf("the trace: %v\n%.2000s", err, stdout)
+	}
+	return tr
+}
+
+// TestHostileReplyFlood is issue 22 item 1: a server streaming 1 MB content deltas
+// without end took the process to 19 GB in 10 minutes. The reply is cut at
+// chat.MaxReplySize, saved marked interrupted with the finish reason reply_limit, and
+// the error names the limit; run and ask end within seconds under the README's memory
+// figure.
+func TestHostileReplyFlood(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	var sent atomic.Int64
+	s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		sseStart(w)
+		floodText(w, &sent)
+	})
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"run", []string{"run", "testdata/live/one-question.script.yaml"}},
+		{"ask", []string{"ask", "How many orders?", "--model", "m"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "ctxlab.db")
+			m := startMeasured(t, bin, hostileEnv(t), append(tc.args, "--base-url", s.url, "--db", db, "--json")...)
+			code, took, peak := m.wait(t, 60*time.Second)
+			t.Logf("%s: %s, %d MB", tc.name, took.Round(time.Millisecond), peak)
+			want := "model: reply too long from " + s.url + ": a reply holds at most 4 MiB of text and tool calls\n"
+			if code != exitFailure || !strings.HasSuffix(m.stderr.String(), want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 ending %q", code, m.stderr.String(), want)
+			}
+			tr := traceOf(t, m.stdout.String())
+			if a := tr.Assistant; a == nil || a.Text != strings.Repeat("x", chat.MaxReplySize) || !a.Interrupted || a.FinishReason != engine.FinishReplyLimit {
+				t.Fatalf("trace assistant %.200v, want the first 4 MiB of the reply, interrupted, finish reason %s", a, engine.FinishReplyLimit)
+			}
+			saved := savedChat(t, db, tr.ChatID)
+			if len(saved.Messages) != 2 || !saved.Messages[1].Interrupted || len(saved.Messages[1].PlainText()) != chat.MaxReplySize ||
+				saved.Turns[0].FinishReason != engine.FinishReplyLimit {
+				t.Errorf("saved %d messages (reply interrupted %v, %d bytes), finish %q; want the reply cut at the limit",
+					len(saved.Messages), saved.Messages[len(saved.Messages)-1].Interrupted, len(saved.Messages[len(saved.Messages)-1].PlainText()), saved.Turns[0].FinishReason)
+			}
+			if took > 15*time.Second {
+				t.Errorf("took %s, want a few seconds", took)
+			}
+			if peak > 160 {
+				t.Errorf("peak resident size %d MB, want under 160 MB (the README's figure)", peak)
+			}
+		})
+	}
+}
+
+// TestHostileFloodSignals is issue 22 item 1: a SIGINT 2.5 s into a flood took 98 s to
+// exit and peaked at 4.3 GB. SIGINT and SIGTERM end the process within about a second
+// whatever the stream is doing, with what arrived saved: in a text flood (the signal is
+// sent once 24 MB are sent, unless the reply was cut at its limit and the process ended
+// first), and in an endless reasoning stream of 1 MB chunks, which nothing keeps.
+func TestHostileFloodSignals(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	for _, tc := range []struct {
+		name   string
+		sig    syscall.Signal
+		stream func(w http.ResponseWriter, sent *atomic.Int64)
+		// wantErr is the end of stderr; wantText the start of the saved reply.
+		wantErr, wantText string
+	}{
+		{"SIGINT in a text flood", syscall.SIGINT, floodText, "a reply holds at most 4 MiB of text and tool calls\n", "xxxx"},
+		{"SIGTERM in a text flood", syscall.SIGTERM, floodText, "a reply holds at most 4 MiB of text and tool calls\n", "xxxx"},
+		{"SIGINT in endless reasoning", syscall.SIGINT, floodReasoning, "context canceled\n", "Let me think."},
+		{"SIGTERM in endless reasoning", syscall.SIGTERM, floodReasoning, "context canceled\n", "Let me think."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var sent atomic.Int64
+			s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+				sseStart(w)
+				tc.stream(w, &sent)
+			})
+			db := filepath.Join(t.TempDir(), "ctxlab.db")
+			m := startMeasured(t, bin, hostileEnv(t), "run", "testdata/live/one-question.script.yaml", "--base-url", s.url, "--db", db)
+			deadline := time.Now().Add(30 * time.Second)
+			for sent.Load() < 24<<20 && !m.ended() && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			signalled, ended := time.Now(), m.ended()
+			m.signal(tc.sig)
+			code, _, peak := m.wait(t, 60*time.Second)
+			exit := time.Since(signalled)
+			t.Logf("%s: exit %d %s after the signal (ended before it: %v), %d MB after %d MB sent", tc.name, code, exit.Round(time.Millisecond), ended, peak, sent.Load()>>20)
+			stderr := m.stderr.String()
+			if code != exitFailure || !(strings.HasSuffix(stderr, tc.wantErr) || (!ended && strings.HasSuffix(stderr, "context canceled\n"))) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 ending %q", code, stderr, tc.wantErr)
+			}
+			if exit > 3*time.Second {
+				t.Errorf("exited %s after the signal, want about a second", exit)
+			}
+			if peak > 160 {
+				t.Errorf("peak resident size %d MB, want under 160 MB", peak)
+			}
+			saved := savedChat(t, db, "live-one")
+			if len(saved.Messages) != 2 || !saved.Messages[1].Interrupted || !strings.HasPrefix(saved.Messages[1].PlainText(), tc.wantText) ||
+				len(saved.Messages[1].PlainText()) > chat.MaxReplySize {
+				t.Errorf("saved %d messages, want the reply (%d bytes) saved, interrupted, starting %q", len(saved.Messages), len(saved.Messages[len(saved.Messages)-1].PlainText()), tc.wantText)
+			}
+		})
+	}
+}
+
+// floodReasoning writes a few words of text, then 1 MB reasoning_content deltas (which a
+// reply does not keep) until the client stops reading or 256 MB are sent.
+func floodReasoning(w http.ResponseWriter, sent *atomic.Int64) {
+	sseLine(w, sseText("Let me think.", ""))
+	b, _ := json.Marshal(strings.Repeat("hmm ", 1<<18))
+	chunk := []byte(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"reasoning_content":` + string(b) + `},"finish_reason":null}]}` + "\n\n")
+	for sent.Load() < 256<<20 {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+		sent.Add(int64(len(chunk)))
+	}
+}

@@ -300,3 +300,59 @@ func floodReasoning(w http.ResponseWriter, sent *atomic.Int64) {
 		sent.Add(int64(len(chunk)))
 	}
 }
+
+// TestHostileCommentDrip is issue 22 item 2: a server sending 4 MB SSE comment lines grew
+// the process by some 600 MB a second before the first token (go-openai kept them all).
+// The stream fails past llm.MaxNonEvent, at once and in bounded memory; a comment with
+// each event is read as ever.
+func TestHostileCommentDrip(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	comment := []byte(": " + strings.Repeat("x", 4<<20) + "\n")
+	for _, tc := range []struct {
+		name   string
+		stream func(w http.ResponseWriter)
+		want   string // the end of stderr, "" for a reply read whole
+	}{
+		{"4 MB comments before any token", func(w http.ResponseWriter) {
+			for sent := 0; sent < 256<<20; sent += len(comment) {
+				if _, err := w.Write(comment); err != nil {
+					return
+				}
+			}
+		}, "model: malformed stream from URL: the server sent more than 1 MiB of lines that are not events\n"},
+		{"a keep-alive comment with each event", func(w http.ResponseWriter) {
+			for _, word := range strings.Fields("There are 42 orders.") {
+				fmt.Fprint(w, ": keep-alive\n\n")
+				sseLine(w, sseText(word+" ", ""))
+			}
+			sseLine(w, sseText("", "stop"))
+			sseLine(w, "[DONE]")
+		}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+				sseStart(w)
+				tc.stream(w)
+			})
+			db := filepath.Join(t.TempDir(), "ctxlab.db")
+			m := startMeasured(t, bin, hostileEnv(t), "run", "testdata/live/one-question.script.yaml", "--base-url", s.url, "--db", db)
+			code, took, peak := m.wait(t, 60*time.Second)
+			t.Logf("%s: exit %d in %s, %d MB", tc.name, code, took.Round(time.Millisecond), peak)
+			if tc.want == "" {
+				if code != exitOK || !strings.Contains(m.stdout.String(), "There are 42 orders.") {
+					t.Fatalf("exit %d, stdout %q, stderr %q; want the reply", code, m.stdout.String(), m.stderr.String())
+				}
+				return
+			}
+			want := strings.ReplaceAll(tc.want, "URL", s.url)
+			if code != exitFailure || !strings.HasSuffix(m.stderr.String(), want) {
+				t.Fatalf("exit %d, stderr %q; want exit 1 ending %q", code, m.stderr.String(), want)
+			}
+			if took > 10*time.Second || peak > 100 {
+				t.Errorf("took %s and %d MB, want a few seconds and under 100 MB", took, peak)
+			}
+			noChat(t, db, "live-one")
+		})
+	}
+}

@@ -131,8 +131,9 @@ func New(o Options) *Client {
 	cfg := openai.DefaultConfig(o.APIKey)
 	cfg.BaseURL = base
 	cfg.HTTPClient = doer{hc}
-	// OpenRouter sends SSE comment lines while a request is queued; go-openai counts them
-	// as empty messages and gives up past this limit.
+	// OpenRouter sends SSE comment lines while a request is queued, each followed by a
+	// blank line; go-openai counts the blank lines (the comments never reach it: see
+	// eventFilter) as empty messages and gives up past this limit.
 	cfg.EmptyMessagesLimit = 1 << 16
 	c.api = openai.NewClientWithConfig(cfg)
 	return c
@@ -222,7 +223,7 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			// An answer read whole (the model list), not a stream: bound it all.
 			resp.Body = &sizeLimiter{ReadCloser: resp.Body, left: MaxResponse}
 		case resp.StatusCode < 300:
-			resp.Body = &doneWatcher{ReadCloser: &lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine}, a: a}
+			resp.Body = &doneWatcher{ReadCloser: newEventFilter(&lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine}), a: a}
 		}
 	}
 	return resp, err

@@ -103,17 +103,24 @@ func TestStreamLineTooLong(t *testing.T) {
 	}
 }
 
-// TestStreamLongLineUnderTheLimit checks that a line just under MaxStreamLine (a long
-// comment line, then the reply) is read.
+// TestStreamLongLineUnderTheLimit checks that a line just under MaxStreamLine (a chunk
+// of 4 MiB of text padded with a long id, then the rest of the reply) is read.
 func TestStreamLongLineUnderTheLimit(t *testing.T) {
+	text := strings.Repeat("x", chat.MaxReplySize-2)
+	line := textChunk(text)
+	pad := strings.Repeat("p", MaxStreamLine-len(line)+2) // the line ends in "\n\n"
+	line = strings.Replace(line, `"id":"c1"`, `"id":"c1`+pad+`"`, 1)
+	if n := strings.IndexByte(line, '\n'); n != MaxStreamLine {
+		t.Fatalf("the line is %d bytes, want %d", n, MaxStreamLine)
+	}
 	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
 		sse(w)
-		send(w, ": "+strings.Repeat("x", MaxStreamLine-3)+"\n", roleChunk, textChunk("ok"), finishChunk("stop"), done)
+		send(w, roleChunk, line, textChunk("ok"), finishChunk("stop"), done)
 	})
 	c, _ := newTestClient(srv.URL, nil)
 	r, err := c.Stream(context.Background(), hello(), nil)
-	if err != nil || r.Text != "ok" {
-		t.Fatalf("got %q, %v; want ok", r.Text, err)
+	if err != nil || r.Text != text+"ok" {
+		t.Fatalf("got %d bytes, %v; want the long line's text and ok", len(r.Text), err)
 	}
 }
 
@@ -378,4 +385,127 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 	}
 	c.left -= len(p)
 	return c.w.Write(p)
+}
+
+func TestEventFilter(t *testing.T) {
+	big := strings.Repeat("x", MaxNonEvent)
+	for _, tc := range []struct {
+		name, in, want string
+		wantErr        bool
+	}{
+		{"events", "data: a\n\ndata: b\n\n", "data: a\n\ndata: b\n\n", false},
+		{"comments and fields dropped", ": keep-alive\nevent: delta\nid: 7\nretry: 10\ndata: a\n\n  : indented\r\ndata: [DONE]\n\n",
+			"data: a\n\ndata: [DONE]\n\n", false},
+		{"a stray line kept", "{\"error\": {\"message\": \"quota\"}}\n", "{\"error\": {\"message\": \"quota\"}}\n", false},
+		{"no line break at the end", "data: a\n\n: x", "data: a\n\n", false},
+		{"comments up to the limit", ": " + big[:MaxNonEvent-4] + "\n\n" + "data: a\n", "\ndata: a\n", false},
+		{"comments past the limit", ": " + big[:MaxNonEvent-3] + "\n\n" + "data: a\n", "", true},
+		{"many small comments past the limit", strings.Repeat(": ping\n", MaxNonEvent/7+1) + "data: a\n", "", true},
+		{"comments in a row reset by each event", strings.Repeat(": "+big[:MaxNonEvent/2]+"\ndata: a\n", 4), strings.Repeat("data: a\n", 4), false},
+		{"stray lines past the limit in all", strings.Repeat("junk "+big[:MaxNonEvent/4]+"\ndata: a\n", 5), strings.Repeat("junk "+big[:MaxNonEvent/4]+"\ndata: a\n", 3) + "junk " + big[:MaxNonEvent/4] + "\n", true},
+	} {
+		for name, wrap := range map[string]func(io.Reader) io.Reader{
+			"whole":    func(r io.Reader) io.Reader { return r },
+			"one byte": iotest.OneByteReader,
+		} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				f := newEventFilter(io.NopCloser(wrap(strings.NewReader(tc.in))))
+				got, err := io.ReadAll(f)
+				if tc.wantErr {
+					if !errors.Is(err, ErrNonEventLines) || !strings.HasPrefix(tc.want, string(got)) {
+						t.Fatalf("got %d bytes, %v; want at most the %d bytes before the limit, and ErrNonEventLines", len(got), err, len(tc.want))
+					}
+					return
+				}
+				if err != nil || string(got) != tc.want {
+					t.Fatalf("got %.200q, %v; want %.200q", got, err, tc.want)
+				}
+			})
+		}
+	}
+}
+
+// TestStreamNonEventLines is the probe of issue 22 item 2: go-openai kept every line that
+// is not an event, and a server sending 4 MB comment lines grew the process by some
+// 600 MB a second before the first token. Past MaxNonEvent of them the stream fails,
+// naming the server, in bounded memory, with the text that arrived before kept; a server
+// that sends a comment, or a field, with every event is read whole.
+func TestStreamNonEventLines(t *testing.T) {
+	comment := ": " + strings.Repeat("x", 4<<20) + "\n"
+	stray := "garbage " + strings.Repeat("g", 1000) + "\n"
+	for _, tc := range []struct {
+		name     string
+		lines    func(w io.Writer) error
+		wantText string
+		wantErr  bool
+	}{
+		{"4 MB comments before any token", func(w io.Writer) error {
+			for {
+				if _, err := io.WriteString(w, comment); err != nil {
+					return err
+				}
+			}
+		}, "", true},
+		{"4 MB comments after a token", func(w io.Writer) error {
+			if _, err := io.WriteString(w, textChunk("Hi")); err != nil {
+				return err
+			}
+			for {
+				if _, err := io.WriteString(w, comment); err != nil {
+					return err
+				}
+			}
+		}, "Hi", true},
+		{"a stray line with every event", func(w io.Writer) error {
+			for {
+				if _, err := io.WriteString(w, stray+textChunk("a")); err != nil {
+					return err
+				}
+			}
+		}, strings.Repeat("a", MaxNonEvent/len(stray)), true},
+		{"OpenRouter's comments while queued (hours of them)", func(w io.Writer) error {
+			_, err := io.WriteString(w, strings.Repeat(": OPENROUTER PROCESSING\n\n", 20_000)+textChunk("ok")+finishChunk("stop")+done)
+			return err
+		}, "ok", false},
+		{"an event: and an id: line with each of 60,000 events", func(w io.Writer) error {
+			var b strings.Builder
+			for i := range 60_000 {
+				fmt.Fprintf(&b, "event: completion.chunk\nid: %d\n%s", i, textChunk("a"))
+			}
+			b.WriteString(finishChunk("stop") + done)
+			_, err := io.WriteString(w, b.String())
+			return err
+		}, strings.Repeat("a", 60_000), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				sse(w)
+				send(w, roleChunk)
+				_ = tc.lines(&cappedWriter{w: w, left: 64 << 20})
+			})
+			c, _ := newTestClient(srv.URL, nil)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			r, err := c.Stream(context.Background(), hello(), nil)
+			runtime.ReadMemStats(&after)
+			if !tc.wantErr {
+				if err != nil || r.Text != tc.wantText || r.Interrupted {
+					t.Fatalf("got %d bytes, %v, interrupted %v; want the whole reply", len(r.Text), err, r.Interrupted)
+				}
+				return
+			}
+			e := asError(t, err)
+			want := "malformed stream from " + srv.URL + "/v1: the server sent more than 1 MiB of lines that are not events"
+			if e.Kind != KindMalformed || err.Error() != want {
+				t.Fatalf("got %v (kind %d), want %q", err, e.Kind, want)
+			}
+			if r.Text != tc.wantText || !r.Interrupted || r.Attempts != 1 {
+				t.Errorf("got %d bytes of text, interrupted %v, attempts %d; want %d bytes, true, 1", len(r.Text), r.Interrupted, r.Attempts, len(tc.wantText))
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+				t.Errorf("allocated %d MB, want under 32 MB", alloc>>20)
+			}
+		})
+	}
 }

@@ -206,7 +206,7 @@ func (c *Client) streamError(err error, actx context.Context) *Error {
 			e.Message = fmt.Sprint(api.Code)
 		}
 	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, openai.ErrTooManyEmptyStreamMessages),
-		errors.Is(err, ErrLineTooLong):
+		errors.Is(err, ErrLineTooLong), errors.Is(err, ErrNonEventLines):
 		e.Kind = KindMalformed
 	case errors.Is(err, io.EOF):
 		e.Err = errEnded

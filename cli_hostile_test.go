@@ -356,3 +356,30 @@ func TestHostileCommentDrip(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileAbsurdUsage is issue 22 item 10: a usage chunk with prompt_tokens 1e30 (no
+// integer holds it) marked a complete reply interrupted. The usage is dropped, as any
+// absurd usage is, and the reply saved whole, counted by its estimate.
+func TestHostileAbsurdUsage(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		sseStart(w)
+		sseLine(w, sseText("There are 42 orders.", ""))
+		sseLine(w, sseText("", "stop"))
+		sseLine(w, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[],"usage":{"prompt_tokens":1e30,"completion_tokens":5,"total_tokens":1e30}}`)
+		sseLine(w, "[DONE]")
+	})
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	m := startMeasured(t, bin, hostileEnv(t), "run", "testdata/live/one-question.script.yaml", "--base-url", s.url, "--db", db, "--json")
+	if code, _, _ := m.wait(t, 60*time.Second); code != exitOK {
+		t.Fatalf("exit %d, stderr %q; want the reply saved whole", code, m.stderr.String())
+	}
+	tr := traceOf(t, m.stdout.String())
+	if a := tr.Assistant; a == nil || a.Text != "There are 42 orders." || a.Interrupted || a.FinishReason != "stop" || tr.Usage.Reported != nil {
+		t.Errorf("trace assistant %+v, reported usage %+v; want the whole reply, finish stop, no reported usage", a, tr.Usage.Reported)
+	}
+	if saved := savedChat(t, db, "live-one"); len(saved.Messages) != 2 || saved.Messages[1].Interrupted {
+		t.Errorf("saved %d messages, want the reply, not interrupted", len(saved.Messages))
+	}
+}

@@ -131,6 +131,10 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 	defer stream.Close()
 	for {
 		chunk, err := stream.Recv()
+		if err != nil && usageUnreadable(err) {
+			// The rest of the chunk is read: drop its usage, as an absurd one is dropped.
+			chunk.Usage, err = nil, nil
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && context.Cause(actx) == nil && (acc.finish != "" || a.done.Load()) {
 				return true, nil
@@ -153,6 +157,14 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 			w.firstToken()
 		}
 	}
+}
+
+// usageUnreadable reports whether err is a chunk's usage with a count that is not an
+// integer Go can hold (1e30, 1.5, "12"): encoding/json reads the rest of the chunk, and
+// the usage is as absurd as a count out of range, which usageOf drops.
+func usageUnreadable(err error) bool {
+	typ, ok := err.(*json.UnmarshalTypeError)
+	return ok && (typ.Field == "usage" || strings.HasPrefix(typ.Field, "usage."))
 }
 
 // requestError classifies a failure of the request itself (before any chunk).

@@ -383,3 +383,26 @@ func TestHostileAbsurdUsage(t *testing.T) {
 		t.Errorf("saved %d messages, want the reply, not interrupted", len(saved.Messages))
 	}
 }
+
+// TestHostileHTMLAnswer is issue 22 item 10: a 200 with an HTML body (a captive portal, a
+// proxy's login page) was retried three times and reported as "stream ended without
+// finish_reason or [DONE]". One request, and the error says what the server answered.
+func TestHostileHTMLAnswer(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, "<!doctype html>\n<html><head><title>Wi-Fi login \x1b[31m</title></head><body>Accept the terms</body></html>\n")
+	})
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	m := startMeasured(t, bin, hostileEnv(t), "run", "testdata/live/one-question.script.yaml", "--base-url", s.url, "--db", db)
+	code, took, _ := m.wait(t, 60*time.Second)
+	want := "model: invalid response from " + s.url + `: the server answered an HTML page (Content-Type text/html; charset=utf-8), not an event stream: "Wi-Fi login \x1b[31m"` + "\n"
+	if code != exitFailure || !strings.HasSuffix(m.stderr.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want exit 1 ending %q", code, m.stderr.String(), want)
+	}
+	if n := len(s.requests()); n != 1 || took > 10*time.Second {
+		t.Errorf("%d requests in %s, want one, answered at once", n, took)
+	}
+	noChat(t, db, "live-one")
+}

@@ -223,7 +223,8 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			// An answer read whole (the model list), not a stream: bound it all.
 			resp.Body = &sizeLimiter{ReadCloser: resp.Body, left: MaxResponse}
 		case resp.StatusCode < 300:
-			resp.Body = &doneWatcher{ReadCloser: newEventFilter(&lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine}), a: a}
+			resp.Body = &doneWatcher{ReadCloser: newEventFilter(&lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine},
+				resp.Header.Get("Content-Type")), a: a}
 		}
 	}
 	return resp, err

@@ -34,7 +34,8 @@ const (
 	KindMalformed
 	// KindRequest is a request refused before sending (invalid parameters for the model).
 	KindRequest
-	// KindResponse is a non-stream answer that could not be decoded.
+	// KindResponse is an answer that could not be decoded: a model list, or a 2xx answer
+	// to a streamed request that is not an event stream (an HTML page, a JSON answer).
 	KindResponse
 	// KindResponseTimeout is a non-stream request (Models) left unanswered.
 	KindResponseTimeout

@@ -5,6 +5,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // MaxNonEvent bounds the lines of a server's event stream that are not events (data:
@@ -39,18 +42,26 @@ const (
 // lines go-openai reads (events, blank lines, stray lines), not the comments and fields it
 // has no use for, and fails past MaxNonEvent. Lines are bounded by the reader below it
 // (lineLimiter), and are handed on in the pieces bufio reads, never held whole.
+//
+// An answer that is not an event stream at all fails with a *notEventStream: an HTML page
+// (a login portal, a proxy's page) at its first line, anything else with no event in it
+// (a server that answered without streaming) at its end, unless go-openai reads an error
+// object in it.
 type eventFilter struct {
 	io.Closer
 	src     *bufio.Reader
+	ctype   string // the answer's Content-Type
 	pending []byte // what to hand on next: a piece of a line, in src's buffer
 	kind    lineKind
-	run     int // bytes of lines that are not events since the last event
-	stray   int // bytes of stray lines handed on
+	run     int    // bytes of lines that are not events since the last event
+	stray   int    // bytes of stray lines handed on
+	events  bool   // an event was read
+	sample  []byte // the start of the stray lines before the first event
 	err     error
 }
 
-func newEventFilter(body io.ReadCloser) *eventFilter {
-	return &eventFilter{Closer: body, src: bufio.NewReaderSize(body, 64<<10)}
+func newEventFilter(body io.ReadCloser, contentType string) *eventFilter {
+	return &eventFilter{Closer: body, src: bufio.NewReaderSize(body, 64<<10), ctype: contentType}
 }
 
 func (f *eventFilter) Read(p []byte) (int, error) {
@@ -62,7 +73,11 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 		if len(piece) > 0 {
 			f.take(piece)
 		}
-		if err != nil && err != bufio.ErrBufferFull && f.err == nil {
+		switch {
+		case err == nil, err == bufio.ErrBufferFull, f.err != nil:
+		case err == io.EOF && !f.events && f.stray > 0:
+			f.err = &notEventStream{contentType: f.ctype, excerpt: excerpt(f.sample)}
+		default:
 			f.err = err
 		}
 	}
@@ -76,18 +91,28 @@ func (f *eventFilter) Read(p []byte) (int, error) {
 func (f *eventFilter) take(piece []byte) {
 	if f.kind == lineStart {
 		f.kind = classify(piece)
+		if f.kind == lineStray && !f.events && f.stray == 0 && isHTML(piece, f.ctype) {
+			f.err = f.htmlPage(piece)
+			return
+		}
 	}
 	switch f.kind {
 	case lineEvent:
-		f.run = 0
+		f.run, f.events = 0, true
 	case lineStray:
 		f.stray += len(piece)
 		f.run += len(piece)
+		if !f.events && len(f.sample) < maxExcerpt*4 {
+			f.sample = append(f.sample, piece[:min(len(piece), maxExcerpt*4-len(f.sample))]...)
+		}
 	default:
 		f.run += len(piece)
 	}
 	if f.run > MaxNonEvent || f.stray > MaxNonEvent {
 		f.err = ErrNonEventLines
+		if !f.events && f.stray > MaxNonEvent {
+			f.err = &notEventStream{contentType: f.ctype, excerpt: excerpt(f.sample)}
+		}
 		return
 	}
 	if f.kind != lineDropped {
@@ -112,4 +137,77 @@ func classify(piece []byte) lineKind {
 		return lineDropped
 	}
 	return lineStray
+}
+
+// isHTML reports whether the first line of an answer, which is not a line of an event
+// stream, is the start of an HTML page: a tag (after white space or a byte order mark), or
+// any line under a Content-Type of HTML.
+func isHTML(line []byte, contentType string) bool {
+	ct := strings.ToLower(contentType)
+	if strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml") {
+		return true
+	}
+	s := bytes.TrimLeft(bytes.TrimPrefix(bytes.TrimLeft(line, " \t\r\n"), []byte("\uFEFF")), " \t\r\n")
+	return bytes.HasPrefix(s, []byte("<"))
+}
+
+// htmlPage reads the start of an HTML page (up to 16 KiB, in which its title is) and
+// returns the error that names it.
+func (f *eventFilter) htmlPage(first []byte) error {
+	page := append([]byte(nil), first...) // first is in src's buffer, which reading reuses
+	for len(page) < 16<<10 {
+		more, err := f.src.ReadSlice('\n')
+		page = append(page, more...)
+		if err != nil && err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	text := htmlTitle(string(page))
+	if text == "" {
+		text = excerpt(page)
+	}
+	return &notEventStream{contentType: f.ctype, html: true, excerpt: clip(text, maxExcerpt)}
+}
+
+// notEventStream is a 2xx answer to a streamed request that is not an event stream: an
+// HTML page, or an answer with no event at all. It names what the server answered.
+type notEventStream struct {
+	contentType string
+	html        bool
+	excerpt     string // the page's title, or the start of the answer, on one line
+}
+
+func (e *notEventStream) Error() string {
+	ct := "no Content-Type"
+	if e.contentType != "" {
+		ct = "Content-Type " + clip(e.contentType, maxExcerpt)
+	}
+	if e.html {
+		return fmt.Sprintf("the server answered an HTML page (%s), not an event stream: %s", ct, strconv.Quote(e.excerpt))
+	}
+	return fmt.Sprintf("the server's answer (%s) is not an event stream: %s", ct, strconv.Quote(e.excerpt))
+}
+
+// maxExcerpt bounds the excerpt of an answer an error quotes.
+const maxExcerpt = 100
+
+// excerpt is the start of b on one line (runs of white space made one space), at most
+// maxExcerpt bytes.
+func excerpt(b []byte) string {
+	if len(b) > 4*maxExcerpt {
+		b = b[:4*maxExcerpt]
+	}
+	return clip(strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "\uFFFD")), " "), maxExcerpt)
+}
+
+// clip cuts s to at most n bytes, at a character, marking the cut with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -389,31 +389,42 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 
 func TestEventFilter(t *testing.T) {
 	big := strings.Repeat("x", MaxNonEvent)
+	tooMany := ErrNonEventLines.Error()
 	for _, tc := range []struct {
 		name, in, want string
-		wantErr        bool
+		wantErr        string // "" for none
 	}{
-		{"events", "data: a\n\ndata: b\n\n", "data: a\n\ndata: b\n\n", false},
+		{"events", "data: a\n\ndata: b\n\n", "data: a\n\ndata: b\n\n", ""},
 		{"comments and fields dropped", ": keep-alive\nevent: delta\nid: 7\nretry: 10\ndata: a\n\n  : indented\r\ndata: [DONE]\n\n",
-			"data: a\n\ndata: [DONE]\n\n", false},
-		{"a stray line kept", "{\"error\": {\"message\": \"quota\"}}\n", "{\"error\": {\"message\": \"quota\"}}\n", false},
-		{"no line break at the end", "data: a\n\n: x", "data: a\n\n", false},
-		{"comments up to the limit", ": " + big[:MaxNonEvent-4] + "\n\n" + "data: a\n", "\ndata: a\n", false},
-		{"comments past the limit", ": " + big[:MaxNonEvent-3] + "\n\n" + "data: a\n", "", true},
-		{"many small comments past the limit", strings.Repeat(": ping\n", MaxNonEvent/7+1) + "data: a\n", "", true},
-		{"comments in a row reset by each event", strings.Repeat(": "+big[:MaxNonEvent/2]+"\ndata: a\n", 4), strings.Repeat("data: a\n", 4), false},
-		{"stray lines past the limit in all", strings.Repeat("junk "+big[:MaxNonEvent/4]+"\ndata: a\n", 5), strings.Repeat("junk "+big[:MaxNonEvent/4]+"\ndata: a\n", 3) + "junk " + big[:MaxNonEvent/4] + "\n", true},
+			"data: a\n\ndata: [DONE]\n\n", ""},
+		{"a stray line kept", "data: a\n{\"error\": {\"message\": \"quota\"}}\n", "data: a\n{\"error\": {\"message\": \"quota\"}}\n", ""},
+		{"no line break at the end", "data: a\n\n: x", "data: a\n\n", ""},
+		{"comments up to the limit", ": " + big[:MaxNonEvent-4] + "\n\n" + "data: a\n", "\ndata: a\n", ""},
+		{"comments past the limit", ": " + big[:MaxNonEvent-3] + "\n\n" + "data: a\n", "", tooMany},
+		{"many small comments past the limit", strings.Repeat(": ping\n", MaxNonEvent/7+1) + "data: a\n", "", tooMany},
+		{"comments in a row reset by each event", strings.Repeat(": "+big[:MaxNonEvent/2]+"\ndata: a\n", 4), strings.Repeat("data: a\n", 4), ""},
+		{"stray lines past the limit in all", strings.Repeat("data: a\njunk "+big[:MaxNonEvent/4]+"\n", 5),
+			strings.Repeat("data: a\njunk "+big[:MaxNonEvent/4]+"\n", 3) + "data: a\njunk " + big[:MaxNonEvent/4] + "\ndata: a\n", tooMany},
+		// Issue 22 item 10: answers that are not event streams.
+		{"an answer with no event", "{\"error\": {\"message\": \"quota\"}}\n", "{\"error\": {\"message\": \"quota\"}}\n",
+			`the server's answer (Content-Type CT) is not an event stream: "{\"error\": {\"message\": \"quota\"}}"`},
+		{"an HTML page", "\n\uFEFF  <!DOCTYPE html>\n<html><head><title>\n  Sign in &amp; go\n</title>", "\n",
+			`the server answered an HTML page (Content-Type CT), not an event stream: "Sign in & go"`},
+		{"an HTML page without a title", "<p>Access denied\n\tby policy</p>", "",
+			`the server answered an HTML page (Content-Type CT), not an event stream: "<p>Access denied by policy</p>"`},
+		{"a long answer with no event", strings.Repeat("word ", MaxNonEvent/5+1) + "\n", strings.Repeat("word ", MaxNonEvent/5+1),
+			`the server's answer (Content-Type CT) is not an event stream: "word word word word word word word word word word word word word word word word word word word word …"`},
 	} {
 		for name, wrap := range map[string]func(io.Reader) io.Reader{
 			"whole":    func(r io.Reader) io.Reader { return r },
 			"one byte": iotest.OneByteReader,
 		} {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
-				f := newEventFilter(io.NopCloser(wrap(strings.NewReader(tc.in))))
+				f := newEventFilter(io.NopCloser(wrap(strings.NewReader(tc.in))), "CT")
 				got, err := io.ReadAll(f)
-				if tc.wantErr {
-					if !errors.Is(err, ErrNonEventLines) || !strings.HasPrefix(tc.want, string(got)) {
-						t.Fatalf("got %d bytes, %v; want at most the %d bytes before the limit, and ErrNonEventLines", len(got), err, len(tc.want))
+				if tc.wantErr != "" {
+					if err == nil || err.Error() != tc.wantErr || !strings.HasPrefix(tc.want, string(got)) {
+						t.Fatalf("got %d bytes, %v; want at most the %d bytes before the error, and %s", len(got), err, len(tc.want), tc.wantErr)
 					}
 					return
 				}
@@ -505,6 +516,59 @@ func TestStreamNonEventLines(t *testing.T) {
 			}
 			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
 				t.Errorf("allocated %d MB, want under 32 MB", alloc>>20)
+			}
+		})
+	}
+}
+
+// TestStreamNotAnEventStream is the probe of issue 22 item 10: a 200 with an HTML body was
+// retried three times and reported as "stream ended without finish_reason or [DONE]".
+// The error says what the server answered, with its Content-Type and an inert excerpt
+// (an HTML page's title), at once, and nothing is retried. An error object in a 200 stays
+// the server's error, and a stream is read whatever Content-Type it comes with.
+func TestStreamNotAnEventStream(t *testing.T) {
+	for _, tc := range []struct {
+		name, ctype, body string
+		wantKind          Kind
+		wantErr, wantText string // wantErr "" for a reply read whole
+	}{
+		{"a login page", "text/html; charset=utf-8",
+			"<!DOCTYPE html>\n<html><head><title>Sign in \u2013 Corp\u202e proxy</title></head>\n<body>" + strings.Repeat("<p>x</p>\n", 10000) + "</body></html>\n",
+			KindResponse, `invalid response from URL: the server answered an HTML page (Content-Type text/html; charset=utf-8), not an event stream: "Sign in – Corp\u202e proxy"`, ""},
+		{"a page without a Content-Type", "", "<html><body>Access denied</body></html>",
+			KindResponse, `invalid response from URL: the server answered an HTML page (no Content-Type), not an event stream: "<html><body>Access denied</body></html>"`, ""},
+		{"an answer that does not stream", "application/json",
+			`{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}`,
+			KindResponse, `invalid response from URL: the server's answer (Content-Type application/json) is not an event stream: "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"c…"`, ""},
+		{"an error object in a 200", "application/json", `{"error":{"message":"quota exceeded","type":"insufficient_quota"}}` + "\n",
+			KindInBand, "stream error from URL: quota exceeded", ""},
+		{"an error object in a 200, with no line break", "application/json", `{"error":{"message":"quota exceeded"}}`,
+			KindResponse, `invalid response from URL: the server's answer (Content-Type application/json) is not an event stream: "{\"error\":{\"message\":\"quota exceeded\"}}"`, ""},
+		{"a stream sent as text/html", "text/html", textChunk("ok") + finishChunk("stop") + done, 0, "", "ok"},
+		{"a stream sent as text/plain", "text/plain", textChunk("ok") + finishChunk("stop") + done, 0, "", "ok"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+				w.Header()["Content-Type"] = nil // no sniffing
+				if tc.ctype != "" {
+					w.Header().Set("Content-Type", tc.ctype)
+				}
+				_, _ = io.WriteString(w, tc.body)
+			})
+			c, sleeps := newTestClient(srv.URL, nil)
+			r, err := c.Stream(context.Background(), hello(), nil)
+			if tc.wantErr == "" {
+				if err != nil || r.Text != tc.wantText {
+					t.Fatalf("got %q, %v; want %q", r.Text, err, tc.wantText)
+				}
+				return
+			}
+			e := asError(t, err)
+			if want := strings.ReplaceAll(tc.wantErr, "URL", srv.URL+"/v1"); e.Kind != tc.wantKind || err.Error() != want {
+				t.Fatalf("got %v (kind %d), want %s (kind %d)", err, e.Kind, want, tc.wantKind)
+			}
+			if (r.Interrupted && e.Kind == KindResponse) || r.Text != "" || r.Attempts != 1 || srv.count() != 1 || len(sleeps.got()) != 0 {
+				t.Errorf("got interrupted %v, text %q, %d attempts, %d requests, waits %v; want one request and no reply", r.Interrupted, r.Text, r.Attempts, srv.count(), sleeps.got())
 			}
 		})
 	}

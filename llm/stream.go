@@ -139,7 +139,9 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 			if errors.Is(err, io.EOF) && context.Cause(actx) == nil && (acc.finish != "" || a.done.Load()) {
 				return true, nil
 			}
-			return true, c.streamError(err, actx)
+			// An answer that is no stream never began one: there is no reply to keep.
+			_, notStream := errAs[*notEventStream](err)
+			return !notStream, c.streamError(err, actx)
 		}
 		w.chunk() // before the callbacks: the idle timer measures the server's silence
 		first := !acc.delivered
@@ -220,6 +222,8 @@ func (c *Client) streamError(err error, actx context.Context) *Error {
 	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, openai.ErrTooManyEmptyStreamMessages),
 		errors.Is(err, ErrLineTooLong), errors.Is(err, ErrNonEventLines):
 		e.Kind = KindMalformed
+	case errors.As(err, new(*notEventStream)):
+		e.Kind = KindResponse
 	case errors.Is(err, io.EOF):
 		e.Err = errEnded
 	}

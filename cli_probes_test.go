@@ -142,6 +142,46 @@ func TestProbeInvalidBaseURL(t *testing.T) {
 	}
 }
 
+// TestProbeBaseURLSecrets is issue 22 item 8: a base URL with a query (`…/v1?api-key=
+// SECRET`) was taken, shown whole by config and in every error, and sent in the path of
+// every request; one with a fragment silently posted to the URL without it. Both are
+// invalid input naming where they were set, and the query's value is never shown.
+func TestProbeBaseURLSecrets(t *testing.T) {
+	const query, fragment = "http://127.0.0.1:8080/v1?api-key=SECRET", "http://127.0.0.1:8080/v1#SECRET"
+	const whyQuery = `"http://127.0.0.1:8080/v1?…" has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)`
+	const whyFragment = `"http://127.0.0.1:8080/v1#…" has a fragment: a base URL cannot have one (the requests would go to "http://127.0.0.1:8080/v1")`
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  p:\n    base_url: "+query+"\n    model: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"flag", []string{"run", "testdata/live/one-question.script.yaml", "--db", ":memory:", "--base-url", query, "--model", "m"}, nil,
+			"ctxlab: flag --base-url: " + whyQuery + "\n"},
+		{"fragment", []string{"ask", "hi", "--db", ":memory:", "--base-url", fragment, "--model", "m"}, nil,
+			"ctxlab: flag --base-url: " + whyFragment + "\n"},
+		{"environment", []string{"config"}, map[string]string{"OPENAI_BASE_URL": query},
+			"ctxlab: env OPENAI_BASE_URL: " + whyQuery + "\n"},
+		{"config file", []string{"config", "--config", cfg, "--profile", "p"}, nil,
+			cfg + ":3:15: profile p: base_url: " + whyQuery + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			liveEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			r := ctxlabLive(context.Background(), tc.args...)
+			if r.code != exitInvalid || r.stderr != tc.want || strings.Contains(r.stdout+r.stderr, "SECRET") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", r.code, r.stdout, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
 // TestProbeEmptyDB is item 8: an empty --db silently meant the default database. It is a
 // usage error, for every command that takes the flag.
 func TestProbeEmptyDB(t *testing.T) {

@@ -8,6 +8,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -36,6 +37,8 @@ const (
 // the timeout (or the retries).
 type Options struct {
 	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (default DefaultBaseURL).
+	// One with a query or a fragment cannot be used: every request fails with a
+	// KindRequest *Error, before anything is sent.
 	BaseURL string
 	// APIKey is sent as a bearer token when set. It is never logged nor put in an error.
 	APIKey string
@@ -95,6 +98,9 @@ type Client struct {
 	// noStreamOptions is set once the server rejected stream_options; a Client has one
 	// base URL, so this is remembered per base URL for the life of the Client.
 	noStreamOptions atomic.Bool
+	// bad is why the client's settings cannot be used (checkBase): every request fails
+	// with it, before anything is sent.
+	bad error
 }
 
 // New returns a Client for o.BaseURL.
@@ -105,6 +111,7 @@ func New(o Options) *Client {
 	}
 	c := &Client{
 		server:     displayURL(base),
+		bad:        checkBase(base),
 		redact:     redactor(o.APIKey),
 		connect:    pick(o.ConnectTimeout, DefaultConnectTimeout),
 		firstToken: pick(o.FirstTokenTimeout, DefaultFirstTokenTimeout),
@@ -142,14 +149,57 @@ func New(o Options) *Client {
 // Server returns the base URL the client talks to, without credentials.
 func (c *Client) Server() string { return c.server }
 
-// displayURL strips user information from a URL so it can appear in errors.
+// displayURL is a URL as errors show it: without its user information, and with a query
+// or a fragment, which may hold a secret (`?api-key=…`), cut to "?…" or "#…". A string
+// that is not a URL is cut at its first '?' or '#' too, and its user information left out.
 func displayURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+	if err != nil {
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i+1] + "…"
+		}
+		if scheme, rest, ok := strings.Cut(s, "://"); ok {
+			if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+				s = scheme + "://" + rest[i+1:]
+			}
+		}
 		return s
 	}
-	u.User = nil
-	return u.String()
+	query, fragment := u.RawQuery != "" || u.ForceQuery, u.Fragment != "" || strings.Contains(s, "#")
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	out := u.String()
+	if query {
+		out += "?…"
+	}
+	if fragment {
+		out += "#…"
+	}
+	return out
+}
+
+// checkBase returns why a base URL cannot be used, or nil: one with a query or a fragment
+// would have the request path appended after them (a query's value then sent in the path
+// of every request, `/v1?api-key=…/chat/completions`), or dropped (`/v1#x` posts to /v1).
+func checkBase(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return nil // the HTTP client says what is wrong with it
+	case u.RawQuery != "" || u.ForceQuery:
+		return errors.New("the base URL has a query (?…): a base URL cannot have one")
+	case u.Fragment != "" || strings.Contains(base, "#"):
+		return errors.New("the base URL has a fragment (#…): a base URL cannot have one")
+	}
+	return nil
+}
+
+// refused is the error of every request of a client whose settings cannot be used (see
+// checkBase), or nil.
+func (c *Client) refused() *Error {
+	if c.bad == nil {
+		return nil
+	}
+	return &Error{Server: c.server, Kind: KindRequest, Err: c.bad}
 }
 
 var (

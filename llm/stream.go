@@ -57,6 +57,9 @@ type Reply = chat.Reply
 func (c *Client) Stream(ctx context.Context, req chat.Request, onDelta func(Delta)) (*Reply, error) {
 	start := c.now()
 	r := &Reply{}
+	if e := c.refused(); e != nil {
+		return r, e
+	}
 	acc := &accumulator{onDelta: onDelta}
 	oreq := toOpenAI(req)
 	retries, dropped := 0, false

@@ -167,13 +167,33 @@ func (s Settings) Endpoint() string {
 // ("http://user:xxxxx@host/v1").
 func (s Settings) Server() string { return redactURL(s.Endpoint()) }
 
-// redactURL masks the password of a URL's user information.
+// redactURL is a URL as messages show it: the password of its user information masked,
+// and a query or a fragment, which may hold a secret (`?api-key=…`), cut to "?…" or
+// "#…". A string that is not a URL is cut at its first '?' or '#' too, and its user
+// information left out.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i+1] + "…"
+		}
+		if scheme, rest, ok := strings.Cut(s, "://"); ok {
+			if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+				s = scheme + "://" + rest[i+1:]
+			}
+		}
 		return s
 	}
-	return u.Redacted()
+	query, fragment := u.RawQuery != "" || u.ForceQuery, u.Fragment != "" || strings.Contains(s, "#")
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	out := u.Redacted()
+	if query {
+		out += "?…"
+	}
+	if fragment {
+		out += "#…"
+	}
+	return out
 }
 
 // Counter returns a token counter with the resolved tokenizer.

@@ -231,7 +231,10 @@ func price(r *yamlx.Reader, n *yaml.Node, what string) tokens.Price {
 
 // checkURL accepts an absolute http or https URL with a host name, and a port from 1 to
 // 65535 when it has one: anything else could only fail at connect time, as if the server
-// were down.
+// were down. A query or a fragment is refused too: the request path is appended to the
+// base URL, so a query would go in the path of every request (`/v1?api-key=…/chat/
+// completions`) and a fragment would be dropped (`/v1#x` posts to /v1). The errors show
+// the URL with its query and fragment cut (redactURL): they may hold a secret.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -239,6 +242,12 @@ func checkURL(s string) error {
 	}
 	if u.Hostname() == "" {
 		return fmt.Errorf("%q has no host name", redactURL(s))
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return fmt.Errorf("%q has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)", redactURL(s))
+	}
+	if u.Fragment != "" || strings.Contains(s, "#") {
+		return fmt.Errorf("%q has a fragment: a base URL cannot have one (the requests would go to %q)", redactURL(s), redactURL(s[:strings.IndexByte(s, '#')]))
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {

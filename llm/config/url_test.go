@@ -1,6 +1,9 @@
 package config
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // TestCheckURL is issue 12 item 8: a base URL with port 99999 was taken, and failed at
 // connect time (exit 1, as if the server were down). A URL that cannot be connected to is
@@ -23,6 +26,16 @@ func TestCheckURL(t *testing.T) {
 		{"http://host:-1/v1", `"http://host:-1/v1" is not an http(s) URL`},
 		{"localhost:8080", `"localhost:8080" is not an http(s) URL`},
 		{"ftp://x", `"ftp://x" is not an http(s) URL`},
+		// Issue 22 item 8: a query was taken, sent in the path of every request and shown
+		// whole in every error; a fragment silently posted to the URL without it.
+		{"http://127.0.0.1:8080/v1?api-key=SECRET", `"http://127.0.0.1:8080/v1?…" has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)`},
+		{"http://127.0.0.1:8080/v1?", `"http://127.0.0.1:8080/v1?…" has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)`},
+		{"https://user:SECRET@host/v1?k=SECRET#SECRET", `"https://user:xxxxx@host/v1?…#…" has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)`},
+		{"http://127.0.0.1:8080/v1#SECRET", `"http://127.0.0.1:8080/v1#…" has a fragment: a base URL cannot have one (the requests would go to "http://127.0.0.1:8080/v1")`},
+		{"http://127.0.0.1:8080/v1#", `"http://127.0.0.1:8080/v1#…" has a fragment: a base URL cannot have one (the requests would go to "http://127.0.0.1:8080/v1")`},
+		{"http://127.0.0.1:99999/v1#SECRET?x", `"http://127.0.0.1:99999/v1#…" has a fragment: a base URL cannot have one (the requests would go to "http://127.0.0.1:99999/v1")`},
+		{"http://host:-1/v1?key=SECRET", `"http://host:-1/v1?…" is not an http(s) URL`},
+		{"http://user:SECRET@host:-1/v1", `"http://host:-1/v1" is not an http(s) URL`},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			err := checkURL(tc.in)
@@ -31,6 +44,8 @@ func TestCheckURL(t *testing.T) {
 				t.Fatalf("got %v, want it accepted", err)
 			case tc.want != "" && (err == nil || err.Error() != tc.want):
 				t.Fatalf("got %v, want %q", err, tc.want)
+			case err != nil && strings.Contains(err.Error(), "SECRET"):
+				t.Fatalf("the error %q shows a secret of the URL", err)
 			}
 		})
 	}

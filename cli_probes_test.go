@@ -182,6 +182,28 @@ func TestProbeBaseURLSecrets(t *testing.T) {
 	}
 }
 
+// TestProbeKeyOverPlainHTTP is issue 22 item 8: the API key was sent to any --base-url,
+// plain http to another host included. With a key, such a base URL is invalid input,
+// found before anything is opened or sent, unless --allow-http-key allows it, which
+// config then shows.
+func TestProbeKeyOverPlainHTTP(t *testing.T) {
+	const remote = "http://192.0.2.10:11434/v1" // TEST-NET-1: never connected to here
+	liveEnv(t)
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	r := ctxlabLive(context.Background(), "run", "testdata/live/one-question.script.yaml", "--db", db, "--base-url", remote, "--model", "m")
+	want := `ctxlab: flag --base-url: "` + remote + `" is plain http to another machine: the API key (env OPENAI_API_KEY) would cross the network unencrypted; use https, or allow it with --allow-http-key (or allow_http_key: true in the config profile)` + "\n"
+	if r.code != exitInvalid || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the database was made (%v), want nothing written", err)
+	}
+	r = ctxlabLive(context.Background(), "config", "--base-url", remote, "--allow-http-key")
+	if r.code != exitOK || !strings.Contains(r.stdout, "allow_http_key") || !strings.Contains(r.stdout, "flag --allow-http-key") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the setting shown with its source", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestProbeEmptyDB is item 8: an empty --db silently meant the default database. It is a
 // usage error, for every command that takes the flag.
 func TestProbeEmptyDB(t *testing.T) {

@@ -41,7 +41,13 @@ type Options struct {
 	// KindRequest *Error, before anything is sent.
 	BaseURL string
 	// APIKey is sent as a bearer token when set. It is never logged nor put in an error.
+	// It is sent over plain http only to this machine (a loopback address, localhost):
+	// with a key, a base URL of plain http to another host makes every request fail with
+	// a KindRequest *Error, before anything is sent, unless AllowHTTPKey is set.
 	APIKey string
+	// AllowHTTPKey lets the key go over plain http to another machine, where the network
+	// between is trusted (a LAN server without TLS).
+	AllowHTTPKey bool
 	// HTTPClient sends the requests. The default has a dialer bounded by ConnectTimeout;
 	// with your own client, ConnectTimeout is yours to set in its transport.
 	HTTPClient *http.Client
@@ -111,7 +117,7 @@ func New(o Options) *Client {
 	}
 	c := &Client{
 		server:     displayURL(base),
-		bad:        checkBase(base),
+		bad:        checkBase(base, o.APIKey != "" && !o.AllowHTTPKey),
 		redact:     redactor(o.APIKey),
 		connect:    pick(o.ConnectTimeout, DefaultConnectTimeout),
 		firstToken: pick(o.FirstTokenTimeout, DefaultFirstTokenTimeout),
@@ -179,8 +185,9 @@ func displayURL(s string) string {
 
 // checkBase returns why a base URL cannot be used, or nil: one with a query or a fragment
 // would have the request path appended after them (a query's value then sent in the path
-// of every request, `/v1?api-key=…/chat/completions`), or dropped (`/v1#x` posts to /v1).
-func checkBase(base string) error {
+// of every request, `/v1?api-key=…/chat/completions`), or dropped (`/v1#x` posts to /v1);
+// with key set, one that would send the key in the clear over the network (KeyInClear).
+func checkBase(base string, key bool) error {
 	u, err := url.Parse(base)
 	switch {
 	case err != nil:
@@ -189,8 +196,29 @@ func checkBase(base string) error {
 		return errors.New("the base URL has a query (?…): a base URL cannot have one")
 	case u.Fragment != "" || strings.Contains(base, "#"):
 		return errors.New("the base URL has a fragment (#…): a base URL cannot have one")
+	case key && KeyInClear(base):
+		return errors.New("the API key would go over plain http to another machine: use https, or allow it (Options.AllowHTTPKey)")
 	}
 	return nil
+}
+
+// KeyInClear reports whether a request to baseURL would carry an API key unencrypted over
+// the network: plain http to a host that is not this machine (a loopback address, or
+// localhost).
+func KeyInClear(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.EqualFold(u.Scheme, "http") && !isLoopback(u.Hostname())
+}
+
+// isLoopback reports whether host names this machine: localhost, or a loopback address
+// (127.0.0.0/8, ::1).
+func isLoopback(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }
 
 // refused is the error of every request of a client whose settings cannot be used (see

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -57,5 +58,58 @@ func TestDisplayURL(t *testing.T) {
 		if got := displayURL(in); got != want || strings.Contains(got, "SECRET") {
 			t.Errorf("displayURL(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// dialTo is an HTTP client whose every connection goes to addr, whatever host a URL names.
+func dialTo(addr string) *http.Client {
+	var d net.Dialer
+	return &http.Client{Transport: &http.Transport{DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
+		return d.DialContext(ctx, network, addr)
+	}}}
+}
+
+// TestKeyOverPlainHTTP is issue 22 item 8: the API key was sent to any base URL, plain
+// http to another host included. A client with a key refuses to send a request over plain
+// http to another machine, before connecting, unless AllowHTTPKey is set; to this machine,
+// or over https, or without a key, it sends.
+func TestKeyOverPlainHTTP(t *testing.T) {
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+		sse(w)
+		send(w, textChunk("ok"), finishChunk("stop"), done)
+	})
+	port := srv.URL[strings.LastIndexByte(srv.URL, ':')+1:]
+	for _, tc := range []struct {
+		name, base, key string
+		allow           bool
+		wantErr         string
+	}{
+		{"another machine", "http://model.example:" + port + "/v1", testKey, false,
+			"invalid request for http://model.example:" + port + "/v1: the API key would go over plain http to another machine: use https, or allow it (Options.AllowHTTPKey)"},
+		{"another machine, allowed", "http://model.example:" + port + "/v1", testKey, true, ""},
+		{"another machine, no key", "http://model.example:" + port + "/v1", "", false, ""},
+		{"this machine", srv.URL + "/v1", testKey, false, ""},
+		{"localhost", "http://localhost:" + port + "/v1", testKey, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := srv.count()
+			c := New(Options{BaseURL: tc.base, APIKey: tc.key, AllowHTTPKey: tc.allow, HTTPClient: dialTo(strings.TrimPrefix(srv.URL, "http://"))})
+			r, err := c.Stream(context.Background(), hello(), nil)
+			if tc.wantErr != "" {
+				if e := asError(t, err); e.Kind != KindRequest || err.Error() != tc.wantErr || srv.count() != before {
+					t.Fatalf("got %v (kind %d), %d requests; want %q and none sent", err, e.Kind, srv.count()-before, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || r.Text != "ok" {
+				t.Fatalf("got %q, %v; want the reply", r.Text, err)
+			}
+			srv.mu.Lock()
+			auth := srv.auth[len(srv.auth)-1]
+			srv.mu.Unlock()
+			if want := map[bool]string{true: "Bearer " + tc.key, false: ""}[tc.key != ""]; auth != want {
+				t.Errorf("Authorization %q, want %q", auth, want)
+			}
+		})
 	}
 }

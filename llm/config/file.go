@@ -37,6 +37,7 @@ import (
 //	    connect_timeout: 10s             # the client's timeouts (defaults 10s, 60s, 30s)
 //	    first_token_timeout: 5m
 //	    idle_timeout: 30s
+//	    allow_http_key: true             # the key over plain http to another machine
 //	keys:                                # the workbench's keys (tui/keybind names the actions)
 //	  send: ctrl+s
 //	  regenerate: [r, ctrl+g]
@@ -65,6 +66,8 @@ type Profile struct {
 	ConnectTimeout    time.Duration
 	FirstTokenTimeout time.Duration
 	IdleTimeout       time.Duration
+	// AllowHTTPKey lets the key go over plain http to another machine.
+	AllowHTTPKey bool
 }
 
 // Names returns the profile names, sorted.
@@ -80,7 +83,7 @@ func (f *File) Names() []string {
 var (
 	fileKeys    = []string{"default_profile", "profiles", "keys"}
 	profileKeys = []string{"base_url", "model", "api_key_env", "api_key_cmd", "temperature", "top_p", "max_tokens", "seed", "tokenizer", "prices",
-		"connect_timeout", "first_token_timeout", "idle_timeout"}
+		"connect_timeout", "first_token_timeout", "idle_timeout", "allow_http_key"}
 	priceKeys = []string{"input", "cached_input", "output"}
 	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
@@ -187,6 +190,8 @@ func profile(r *yamlx.Reader, n *yaml.Node, name string) *Profile {
 			p.FirstTokenTimeout = duration(r, v, field)
 		case "idle_timeout":
 			p.IdleTimeout = duration(r, v, field)
+		case "allow_http_key":
+			p.AllowHTTPKey, _ = r.Bool(v, field)
 		case "prices":
 			p.Prices = map[string]tokens.Price{}
 			for _, m := range fields(r, v, what+": prices", nil) {

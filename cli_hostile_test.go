@@ -406,3 +406,30 @@ func TestHostileHTMLAnswer(t *testing.T) {
 	}
 	noChat(t, db, "live-one")
 }
+
+// TestHostileRedirect is issue 22 item 8: the Authorization header followed a 307 to another
+// port of the same host. The redirect is not followed: the run fails saying where it led,
+// and the other server never sees the request nor the key.
+func TestHostileRedirect(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	other := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		sseStart(w)
+		sseLine(w, sseText("got it", "stop"))
+		sseLine(w, "[DONE]")
+	})
+	s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		http.Redirect(w, r, other.url+"/chat/completions", http.StatusTemporaryRedirect)
+	})
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	m := startMeasured(t, bin, hostileEnv(t), "run", "testdata/live/one-question.script.yaml", "--base-url", s.url, "--db", db)
+	code, _, _ := m.wait(t, 60*time.Second)
+	want := "model: request to " + s.url + " failed: the server redirected to " + other.url + "/chat/completions (307 Temporary Redirect), another origin: " +
+		"ctxlab follows a redirect only within the server's origin, where the API key goes; set the base URL to the new address\n"
+	if code != exitFailure || !strings.HasSuffix(m.stderr.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want exit 1 ending %q", code, m.stderr.String(), want)
+	}
+	if n := len(other.requests()); n != 0 {
+		t.Errorf("the other origin received %d requests, want none", n)
+	}
+}

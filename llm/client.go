@@ -49,7 +49,10 @@ type Options struct {
 	// between is trusted (a LAN server without TLS).
 	AllowHTTPKey bool
 	// HTTPClient sends the requests. The default has a dialer bounded by ConnectTimeout;
-	// with your own client, ConnectTimeout is yours to set in its transport.
+	// with your own client, ConnectTimeout is yours to set in its transport. A redirect
+	// is followed only within the server's origin (scheme, host and port), and a POST
+	// only through 307 and 308: a client without a CheckRedirect of its own is given
+	// this policy.
 	HTTPClient *http.Client
 	// ConnectTimeout bounds dialling and the TLS handshake (default 10s).
 	ConnectTimeout time.Duration
@@ -138,8 +141,13 @@ func New(o Options) *Client {
 		c.now = time.Now
 	}
 	hc := o.HTTPClient
-	if hc == nil {
+	switch {
+	case hc == nil:
 		hc = defaultHTTPClient(c.connect)
+	case hc.CheckRedirect == nil:
+		own := *hc // Go's own redirect policy would take the key to another port
+		own.CheckRedirect = checkRedirect
+		hc = &own
 	}
 	cfg := openai.DefaultConfig(o.APIKey)
 	cfg.BaseURL = base
@@ -247,7 +255,49 @@ func defaultHTTPClient(connect time.Duration) *http.Client {
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	t.DialContext = d.DialContext
 	t.TLSHandshakeTimeout = connect
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: checkRedirect}
+}
+
+// maxRedirects bounds the redirects one request follows.
+const maxRedirects = 10
+
+// checkRedirect follows a redirect only within the origin of the request (its scheme,
+// host and port): Go's own policy keeps the Authorization header for another port of the
+// same host, so a 307 to another port took the API key there. A POST is followed only
+// through 307 and 308, which keep its method and body: a 301, 302 or 303 would make it a
+// GET without its body. A redirect not followed fails the request, saying where it led.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("the server redirected more than %d times", maxRedirects)
+	}
+	status := "a redirect"
+	if req.Response != nil {
+		status = req.Response.Status
+	}
+	to := displayURL(req.URL.String())
+	switch first := via[0]; {
+	case !sameOrigin(req.URL, first.URL):
+		return fmt.Errorf("the server redirected to %s (%s), another origin: ctxlab follows a redirect only within the server's origin, "+
+			"where the API key goes; set the base URL to the new address", to, status)
+	case first.Method != req.Method:
+		return fmt.Errorf("the server redirected to %s (%s): a %s is followed only through 307 and 308, which keep it whole; "+
+			"set the base URL to the new address", to, status, first.Method)
+	}
+	return nil
+}
+
+// sameOrigin reports whether two URLs have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // attempt is the state of one HTTP exchange, carried in the request context so the

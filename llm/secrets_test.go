@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"strings"
@@ -111,5 +112,81 @@ func TestKeyOverPlainHTTP(t *testing.T) {
 				t.Errorf("Authorization %q, want %q", auth, want)
 			}
 		})
+	}
+}
+
+// TestRedirects is issue 22 item 8: the Authorization header followed a 307 to another
+// port of the same host. A redirect is followed only within the server's origin, and a
+// POST only through 307 and 308; any other fails the request, saying where it led, and
+// the other server is never asked, nor given the key.
+func TestRedirects(t *testing.T) {
+	other := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+		sse(w)
+		send(w, textChunk("stolen"), finishChunk("stop"), done)
+	})
+	var target string // where srv redirects to, by test case
+	var code int
+	srv := newRecorder(t, func(w http.ResponseWriter, r *http.Request, n int, body map[string]any) {
+		if strings.HasPrefix(r.URL.Path, "/moved/") {
+			if r.Method == http.MethodGet {
+				_, _ = io.WriteString(w, `{"object":"list","data":[{"id":"m1","object":"model"}]}`)
+				return
+			}
+			sse(w)
+			send(w, textChunk("ok"), finishChunk("stop"), done)
+			return
+		}
+		http.Redirect(w, r, strings.ReplaceAll(target, "PATH", r.URL.Path), code)
+	})
+	for _, tc := range []struct {
+		name, target string
+		code         int
+		wantErr      string // "" for followed; TARGET is the target
+	}{
+		{"307 within the origin", srv.URL + "/movedPATH", http.StatusTemporaryRedirect, ""},
+		{"308 within the origin", srv.URL + "/movedPATH", http.StatusPermanentRedirect, ""},
+		{"307 to another port", other.URL + "/movedPATH?token=SECRET", http.StatusTemporaryRedirect,
+			"request to " + srv.URL + "/v1 failed: the server redirected to TARGET (307 Temporary Redirect), another origin: ctxlab follows a redirect only within the server's origin, where the API key goes; set the base URL to the new address"},
+		{"302 within the origin", srv.URL + "/movedPATH", http.StatusFound,
+			"request to " + srv.URL + "/v1 failed: the server redirected to TARGET (302 Found): a POST is followed only through 307 and 308, which keep it whole; set the base URL to the new address"},
+		{"a loop", srv.URL + "PATH", http.StatusTemporaryRedirect,
+			"request to " + srv.URL + "/v1 failed: the server redirected more than 10 times"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			target, code = tc.target, tc.code
+			before := other.count()
+			c := New(Options{BaseURL: srv.URL + "/v1", APIKey: testKey, MaxRetries: -1})
+			r, err := c.Stream(context.Background(), hello(), nil)
+			shown := strings.ReplaceAll(strings.Replace(tc.target, "PATH", "/v1/chat/completions", 1), "?token=SECRET", "?…")
+			want := strings.ReplaceAll(tc.wantErr, "TARGET", shown)
+			switch {
+			case want == "" && (err != nil || r.Text != "ok"):
+				t.Fatalf("got %q, %v; want the reply through the redirect", r.Text, err)
+			case want != "" && (err == nil || err.Error() != want):
+				t.Fatalf("got %v, want %q", err, want)
+			case err != nil && strings.Contains(err.Error(), "SECRET"):
+				t.Fatalf("the error %q shows the redirect's query", err)
+			}
+			if n := other.count() - before; n != 0 {
+				t.Errorf("the other origin received %d requests, want none", n)
+			}
+			srv.mu.Lock()
+			defer srv.mu.Unlock()
+			for i, a := range srv.auth {
+				if a != "Bearer "+testKey {
+					t.Errorf("request %d within the origin: Authorization %q, want the key", i, a)
+				}
+			}
+		})
+	}
+	// The model list (a GET) follows a 301 within the origin, not to another.
+	target, code = srv.URL+"/movedPATH", http.StatusMovedPermanently
+	if ids, err := New(Options{BaseURL: srv.URL + "/v1", APIKey: testKey}).Models(context.Background()); err != nil || len(ids) != 1 {
+		t.Errorf("Models through a 301: got %v, %v; want [m1]", ids, err)
+	}
+	target = other.URL + "/movedPATH"
+	before := other.count()
+	if _, err := New(Options{BaseURL: srv.URL + "/v1", APIKey: testKey, MaxRetries: -1}).Models(context.Background()); err == nil || other.count() != before {
+		t.Errorf("Models through a 301 to another origin: got %v, %d requests there; want an error and none", err, other.count()-before)
 	}
 }

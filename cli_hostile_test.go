@@ -433,3 +433,41 @@ func TestHostileRedirect(t *testing.T) {
 		t.Errorf("the other origin received %d requests, want none", n)
 	}
 }
+
+// TestHostileArgumentsFlood is issue 22 item 1 for tool calls: a call whose arguments
+// never end is cut at chat.MaxToolArguments, saved unanswered (input-streaming, its
+// arguments cut) in a reply marked interrupted with the finish reason reply_limit.
+func TestHostileArgumentsFlood(t *testing.T) {
+	bin := buildCtxlab(t) // before liveEnv, which moves HOME and with it the build cache
+	liveEnv(t)
+	s := startHTTPModel(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any, _ <-chan struct{}) {
+		sseStart(w)
+		sseLine(w, `{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"run_sql","arguments":"{\"query\":\""}}]},"finish_reason":null}]}`)
+		piece := []byte(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"` + strings.Repeat("x", 1<<20) + `"}}]},"finish_reason":null}]}` + "\n\n")
+		for sent := 0; sent < 64<<20; sent += len(piece) {
+			if _, err := w.Write(piece); err != nil {
+				return
+			}
+		}
+	})
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	m := startMeasured(t, bin, hostileEnv(t), "run", "testdata/live/one-question.script.yaml", "--base-url", s.url, "--db", db, "--json")
+	code, took, peak := m.wait(t, 60*time.Second)
+	t.Logf("%s, %d MB", took.Round(time.Millisecond), peak)
+	want := "model: reply too long from " + s.url + ": a tool call's arguments hold at most 1 MiB\n"
+	if code != exitFailure || !strings.HasSuffix(m.stderr.String(), want) {
+		t.Fatalf("exit %d, stderr %q; want exit 1 ending %q", code, m.stderr.String(), want)
+	}
+	saved := savedChat(t, db, "live-one")
+	if len(saved.Messages) != 2 || saved.Turns[0].FinishReason != engine.FinishReplyLimit {
+		t.Fatalf("saved %d messages, finish %q; want the reply, reply_limit", len(saved.Messages), saved.Turns[0].FinishReason)
+	}
+	reply := saved.Messages[1]
+	tools := reply.ToolParts()
+	if !reply.Interrupted || len(tools) != 1 || tools[0].State != chat.ToolInputStreaming || len(tools[0].Input) < chat.MaxToolArguments {
+		t.Errorf("saved reply interrupted %v with %d tool parts, want one input-streaming call with its 1 MiB of arguments", reply.Interrupted, len(tools))
+	}
+	if took > 15*time.Second || peak > 160 {
+		t.Errorf("took %s and %d MB, want a few seconds and under 160 MB", took, peak)
+	}
+}

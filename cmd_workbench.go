@@ -312,7 +312,7 @@ func plainChatHint(s ctxapp.Settings) string {
 func (a *app) workbenchModelFlags() ctxapp.Flags {
 	return ctxapp.Flags{Model: a.flags.model, BaseURL: a.flags.baseURL, APIKeyEnv: a.flags.apiKeyEnv,
 		Profile: a.flags.profile, Config: a.flags.config, ConnectTimeout: a.flags.connectTimeout,
-		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout}
+		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout, AllowHTTPKey: a.flags.allowHTTPKey}
 }
 
 // writeDemo writes the built-in demo to a new temp directory (the context loader reads

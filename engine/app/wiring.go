@@ -118,8 +118,8 @@ func NameServerModel(ctx context.Context, s *Settings) error {
 
 // NewClient returns a client for the resolved server.
 func NewClient(s Settings) *llm.Client {
-	return llm.New(llm.Options{BaseURL: s.Endpoint(), APIKey: s.APIKey.Value.Reveal(), ConnectTimeout: s.ConnectTimeout.Value,
-		FirstTokenTimeout: s.FirstTokenTimeout.Value, IdleTimeout: s.IdleTimeout.Value})
+	return llm.New(llm.Options{BaseURL: s.Endpoint(), APIKey: s.APIKey.Value.Reveal(), AllowHTTPKey: s.AllowHTTPKey.Value,
+		ConnectTimeout: s.ConnectTimeout.Value, FirstTokenTimeout: s.FirstTokenTimeout.Value, IdleTimeout: s.IdleTimeout.Value})
 }
 
 // WireBody returns the JSON body the live model's client sends for r, byte for byte

@@ -173,7 +173,7 @@ type ScriptRun struct {
 	// OnUnsaved is called with a turn whose reply came but could not be saved; the run then
 	// ends with the error.
 	OnUnsaved func(st *script.Step, res *engine.TurnResult)
-	OnStep func(st *script.Step, what string)
+	OnStep    func(st *script.Step, what string)
 	// OnEvent, when not nil, receives each turn's events as it runs (script.Runner's
 	// OnEvent): what a streaming output prints as the reply arrives.
 	OnEvent func(st *script.Step, chatID string, ev engine.Event)

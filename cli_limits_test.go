@@ -78,11 +78,11 @@ func TestLimitsProbes(t *testing.T) {
 		want     string
 	}{
 		{"context file from /dev/zero", []string{"prompt", "--context", "/dev/zero"}, nil, 2,
-			"/dev/zero: too large: a context file holds at most 8 MiB\n"},
+			"/dev/zero: a device, not a file: a context file must be a file\n"},
 		{"script from /dev/zero", []string{"run", "/dev/zero", "--db", ":memory:"}, nil, 2,
-			"/dev/zero: too large: a script holds at most 8 MiB\n"},
+			"/dev/zero: a device, not a file: a script must be a file\n"},
 		{"config file from /dev/zero", []string{"config", "--config", "/dev/zero"}, nil, 2,
-			"/dev/zero: too large: the config file holds at most 1 MiB\n"},
+			"/dev/zero: a device, not a file: the config file must be a file\n"},
 		{"a 9 MiB role", []string{"prompt", "--context", bigRole}, nil, 2,
 			bigRole + ": too large: a context file holds at most 8 MiB\n"},
 		{"8 MiB of one-line hints, invalid on the last line", []string{"prompt", "--context", manyHints}, nil, 2,

@@ -142,6 +142,68 @@ func TestProbeInvalidBaseURL(t *testing.T) {
 	}
 }
 
+// TestProbeBaseURLSecrets is issue 22 item 8: a base URL with a query (`…/v1?api-key=
+// SECRET`) was taken, shown whole by config and in every error, and sent in the path of
+// every request; one with a fragment silently posted to the URL without it. Both are
+// invalid input naming where they were set, and the query's value is never shown.
+func TestProbeBaseURLSecrets(t *testing.T) {
+	const query, fragment = "http://127.0.0.1:8080/v1?api-key=SECRET", "http://127.0.0.1:8080/v1#SECRET"
+	const whyQuery = `"http://127.0.0.1:8080/v1?…" has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)`
+	const whyFragment = `"http://127.0.0.1:8080/v1#…" has a fragment: a base URL cannot have one (the requests would go to "http://127.0.0.1:8080/v1")`
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("profiles:\n  p:\n    base_url: "+query+"\n    model: m\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"flag", []string{"run", "testdata/live/one-question.script.yaml", "--db", ":memory:", "--base-url", query, "--model", "m"}, nil,
+			"ctxlab: flag --base-url: " + whyQuery + "\n"},
+		{"fragment", []string{"ask", "hi", "--db", ":memory:", "--base-url", fragment, "--model", "m"}, nil,
+			"ctxlab: flag --base-url: " + whyFragment + "\n"},
+		{"environment", []string{"config"}, map[string]string{"OPENAI_BASE_URL": query},
+			"ctxlab: env OPENAI_BASE_URL: " + whyQuery + "\n"},
+		{"config file", []string{"config", "--config", cfg, "--profile", "p"}, nil,
+			cfg + ":3:15: profile p: base_url: " + whyQuery + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			liveEnv(t)
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			r := ctxlabLive(context.Background(), tc.args...)
+			if r.code != exitInvalid || r.stderr != tc.want || strings.Contains(r.stdout+r.stderr, "SECRET") {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", r.code, r.stdout, r.stderr, tc.want)
+			}
+		})
+	}
+}
+
+// TestProbeKeyOverPlainHTTP is issue 22 item 8: the API key was sent to any --base-url,
+// plain http to another host included. With a key, such a base URL is invalid input,
+// found before anything is opened or sent, unless --allow-http-key allows it, which
+// config then shows.
+func TestProbeKeyOverPlainHTTP(t *testing.T) {
+	const remote = "http://192.0.2.10:11434/v1" // TEST-NET-1: never connected to here
+	liveEnv(t)
+	db := filepath.Join(t.TempDir(), "ctxlab.db")
+	r := ctxlabLive(context.Background(), "run", "testdata/live/one-question.script.yaml", "--db", db, "--base-url", remote, "--model", "m")
+	want := `ctxlab: flag --base-url: "` + remote + `" is plain http to another machine: the API key (env OPENAI_API_KEY) would cross the network unencrypted; use https, or allow it with --allow-http-key (or allow_http_key: true in the config profile)` + "\n"
+	if r.code != exitInvalid || r.stderr != want {
+		t.Fatalf("exit %d, stderr %q; want exit 2 and %q", r.code, r.stderr, want)
+	}
+	if _, err := os.Stat(db); !os.IsNotExist(err) {
+		t.Errorf("the database was made (%v), want nothing written", err)
+	}
+	r = ctxlabLive(context.Background(), "config", "--base-url", remote, "--allow-http-key")
+	if r.code != exitOK || !strings.Contains(r.stdout, "allow_http_key") || !strings.Contains(r.stdout, "flag --allow-http-key") {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want the setting shown with its source", r.code, r.stdout, r.stderr)
+	}
+}
+
 // TestProbeEmptyDB is item 8: an empty --db silently meant the default database. It is a
 // usage error, for every command that takes the flag.
 func TestProbeEmptyDB(t *testing.T) {

@@ -50,6 +50,10 @@ func (a *app) askCommand() *cobra.Command {
 			default:
 				writeTurnView(a.stdout, &t, req.Text, t.Request.Model, a.view(showMessages))
 			}
+			if res.Unsaved {
+				fmt.Fprintf(humanOutput(a.stdout), "── NOT SAVED: the reply above is not in %s (the error below says why)\n", savedIn(res.DBPath))
+				return err
+			}
 			fmt.Fprintf(humanOutput(a.stdout), "── chat %s · branch %s · %s · saved in %s\n", res.ChatID, res.Branch,
 				plural(res.Turns, "turn"), savedIn(res.DBPath))
 			return err

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 func (a *app) branchesCommand() *cobra.Command {
@@ -56,7 +57,7 @@ func (a *app) branchesCommand() *cobra.Command {
 				if from == "" {
 					from = "-"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", mark, b.Name, from, b.Turns, b.Messages, b.Head)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\n", mark, inert.VisibleLine(b.Name), inert.VisibleLine(from), b.Turns, b.Messages, inert.VisibleLine(b.Head))
 			}
 			return tw.Flush()
 		},

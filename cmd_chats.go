@@ -11,6 +11,7 @@ import (
 
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // chatLine is one chat as `ctxlab chats --json` prints it.
@@ -90,7 +91,7 @@ func (a *app) chatsCommand() *cobra.Command {
 				if s.CostUSD != nil {
 					cost = formatUSD(*s.CostUSD)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", s.ID, title,
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\t%s\n", inert.VisibleLine(s.ID), title,
 					s.Branches, s.Turns, s.Usage.Total(), cost, s.UpdatedAt.UTC().Format("2006-01-02 15:04:05"))
 			}
 			if err := tw.Flush(); err != nil {

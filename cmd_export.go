@@ -53,7 +53,7 @@ func (a *app) exportCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintln(a.stdout, inert.Line(path))
+				fmt.Fprintln(a.stdout, inert.VisibleLine(path))
 				return nil
 			}
 			return writeOutput(out, a.stdout, func(w io.Writer) error {

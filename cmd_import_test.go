@@ -170,6 +170,12 @@ func TestImportPositions(t *testing.T) {
 			`FILE:19:421: turns[0].responses[0].finish_reason: want a string, not the number 1`},
 		{"unknown field of a response", edit(`"latency": 0}`, `"latency": 0, "responses": [{"finish": "stop"}]}`),
 			`FILE:19:404: unknown field "finish" in turns[0].responses[0]; did you mean finish_reason?`},
+		{"context digest too short", edit(`"latency": 0}`, `"latency": 0, "context_digest": "5d0b8ab6"}`),
+			`FILE:19:407: turn "t1": context_digest has 8 bytes; want 64 lower-case hexadecimal digits (the SHA-256 of the context file the turn was sent with), or "" for a turn sent with no context file`},
+		{"context digest not hexadecimal", edit(`"latency": 0}`, `"latency": 0, "context_digest": "`+strings.Repeat("ab", 31)+`xy"}`),
+			`FILE:19:407: turn "t1": context_digest holds "x" at byte 63; want 64 lower-case hexadecimal digits (the SHA-256 of the context file the turn was sent with), or "" for a turn sent with no context file`},
+		{"context digest a number", edit(`"latency": 0}`, `"latency": 0, "context_digest": 12}`),
+			`FILE:19:407: turns[0].context_digest: want a string, not the number 12`},
 
 		// Decisions: a list of decisions as the engine records them.
 		{"decisions not a list", edit(`"latency": 0}`, `"latency": 0, "decisions": "notalist"}`),

@@ -86,9 +86,9 @@ func (a *app) initCommand() *cobra.Command {
 				prompt = "ctxlab prompt --context " + path + ` --user "hello"`
 			}
 			w := max(len(prompt), len(use))
-			fmt.Fprintf(a.stdout, "wrote %s: a starter context file (a fragment, an instruction, a reminder)\n", inert.Line(path))
-			fmt.Fprintf(a.stdout, "  %-*s   shows the system prompt it makes, sending nothing\n", w, inert.Line(prompt))
-			fmt.Fprintf(a.stdout, "  %-*s   opens the workbench on it (it reloads the file when you save it)\n", w, inert.Line(use))
+			fmt.Fprintf(a.stdout, "wrote %s: a starter context file (a fragment, an instruction, a reminder)\n", inert.VisibleLine(path))
+			fmt.Fprintf(a.stdout, "  %-*s   shows the system prompt it makes, sending nothing\n", w, inert.VisibleLine(prompt))
+			fmt.Fprintf(a.stdout, "  %-*s   opens the workbench on it (it reloads the file when you save it)\n", w, inert.VisibleLine(use))
 			fmt.Fprintln(a.stdout, "Every key it can hold: CONTEXT-FILE.md")
 			return nil
 		},

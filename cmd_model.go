@@ -47,7 +47,7 @@ func (a *app) configCommand() *cobra.Command {
 				}
 				return nil
 			}
-			fmt.Fprint(a.stdout, inert.Text(config.DescribeLines(lines))) // values come from files and the environment
+			fmt.Fprint(a.stdout, inert.Visible(config.DescribeLines(lines))) // values come from files and the environment
 			return nil
 		},
 	}
@@ -123,7 +123,7 @@ func (a *app) modelsCommand() *cobra.Command {
 					}
 					continue
 				}
-				fmt.Fprintln(a.stdout, inert.Line(n)) // the server's ids, untrusted
+				fmt.Fprintln(a.stdout, inert.VisibleLine(n)) // the server's ids, untrusted
 			}
 			return nil
 		},

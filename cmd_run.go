@@ -73,8 +73,7 @@ func (a *app) runCommand() *cobra.Command {
 			// made inert as writeTurnView writes it.
 			var turnOut bytes.Buffer
 			view := a.view(showMessages)
-			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
-				startGC()
+			printTurn := func(st *script.Step, res *engine.TurnResult, saved bool) {
 				t := res.Trace(res.Turn.ChatID)
 				switch {
 				case asJSON:
@@ -91,7 +90,17 @@ func (a *app) runCommand() *cobra.Command {
 						_, _ = a.stdout.Write(turnOut.Bytes())
 					})
 				}
+				if !saved && !asJSON {
+					out.do(func() {
+						fmt.Fprintln(humanOutput(a.stdout), "── NOT SAVED: the reply above could not be saved (the error below says why)")
+					})
+				}
 			}
+			run.OnTurn = func(st *script.Step, res *engine.TurnResult) {
+				startGC()
+				printTurn(st, res, true)
+			}
+			run.OnUnsaved = func(st *script.Step, res *engine.TurnResult) { printTurn(st, res, false) }
 			run.OnNotice = func(_ *script.Step, msg string) {
 				out.do(func() { fmt.Fprintln(humanOutput(a.stderr), msg) })
 			}

@@ -244,7 +244,7 @@ func (a *app) openWorkbench(ctx context.Context, wf workbenchFlags, demo bool) (
 		opt.Hint = plainChatHint(s)
 	}
 	if choice.Gone != "" && opt.Notice == "" {
-		opt.Notice = fmt.Sprintf("The chat's context file %s is gone; using %s.", inert.Line(choice.Gone), inert.Line(choice.Label()))
+		opt.Notice = fmt.Sprintf("The chat's context file %s is gone; using %s.", inert.DisplayLine(choice.Gone), inert.DisplayLine(choice.Label()))
 	}
 	if w, ok := ctxapp.ContextWindow(s.ModelName()); ok {
 		opt.ContextWindow = w
@@ -313,7 +313,7 @@ func plainChatHint(s ctxapp.Settings) string {
 func (a *app) workbenchModelFlags() ctxapp.Flags {
 	return ctxapp.Flags{Model: a.flags.model, BaseURL: a.flags.baseURL, APIKeyEnv: a.flags.apiKeyEnv,
 		Profile: a.flags.profile, Config: a.flags.config, ConnectTimeout: a.flags.connectTimeout,
-		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout}
+		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout, AllowHTTPKey: a.flags.allowHTTPKey}
 }
 
 // writeDemo writes the built-in demo to a new temp directory (the context loader reads

@@ -33,7 +33,7 @@ func (a *app) completeChatIDs(cmd *cobra.Command, args []string, toComplete stri
 	}
 	for _, c := range list {
 		if strings.HasPrefix(c.ID, toComplete) {
-			out = append(out, cobra.CompletionWithDesc(c.ID, inert.Line(c.Title)))
+			out = append(out, cobra.CompletionWithDesc(c.ID, inert.VisibleLine(c.Title)))
 		}
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

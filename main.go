@@ -58,11 +58,11 @@ func (app *app) execute(ctx context.Context, args []string) int {
 	}
 	if diag.IsInvalidInput(err) {
 		// FILE:LINE:COL: message at the start of every line, as editors expect.
-		fmt.Fprintln(stderr, inert.Text(err.Error()))
+		fmt.Fprintln(stderr, inert.Visible(err.Error()))
 		return exitInvalid
 	}
 	// Errors quote servers, models and files: printed inert, never able to drive the terminal.
-	fmt.Fprintln(stderr, "ctxlab: "+inert.Text(err.Error()))
+	fmt.Fprintln(stderr, "ctxlab: "+inert.Visible(err.Error()))
 	var usage *usageError
 	var appUsage *ctxapp.UsageError
 	var setting *config.SettingError
@@ -97,6 +97,7 @@ type globalFlags struct {
 	config    string
 	// The client's timeouts; zero leaves them to the config file or the defaults.
 	connectTimeout, firstTokenTimeout, idleTimeout time.Duration
+	allowHTTPKey                                   bool
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -122,6 +123,7 @@ func (a *app) rootCommand() *cobra.Command {
 	pf.DurationVar(&a.flags.connectTimeout, "connect-timeout", 0, "limit on connecting to the model server (default: the profile's connect_timeout, else 10s)")
 	pf.DurationVar(&a.flags.firstTokenTimeout, "first-token-timeout", 0, "limit on the wait for the first token (default: the profile's first_token_timeout, else 60s)")
 	pf.DurationVar(&a.flags.idleTimeout, "idle-timeout", 0, "limit on a silence mid-stream (default: the profile's idle_timeout, else 30s)")
+	pf.BoolVar(&a.flags.allowHTTPKey, "allow-http-key", false, "send the API key over plain http to another machine (default: only to this one; or the profile's allow_http_key)")
 	root.AddCommand(a.promptCommand(), a.runCommand(), a.replayCommand(), a.configCommand(), a.modelsCommand(),
 		a.chatsCommand(), a.branchesCommand(), a.exportCommand(), a.importCommand(), a.askCommand(),
 		a.versionCommand(), a.initCommand())

@@ -47,8 +47,9 @@ func (j *jsonLines) write(v any) error {
 }
 
 // inertWriter is the human-readable output of a command: every write passes through
-// inert.Text, so that no text it prints (model output, tool data, model ids, server
-// errors, imported messages, context-file text) can drive the terminal. Since what reaches
+// inert.Visible, so that no text it prints (model output, tool data, model ids, server
+// errors, imported messages, context-file text) can drive the terminal, or hide a bidi
+// control or an invisible character where it could mislead. Since what reaches
 // w holds no control character but newline and tab, no escape sequence can form across
 // two writes either; a character cut across two writes becomes U+FFFD, so give it whole
 // lines or fields (as fmt's calls do), never a buffer's arbitrary chunks. JSON output never
@@ -71,7 +72,7 @@ func (iw inertWriter) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	if _, err := io.WriteString(iw.w, inert.Text(string(p))); err != nil {
+	if _, err := io.WriteString(iw.w, inert.Visible(string(p))); err != nil {
 		return 0, err
 	}
 	return len(p), nil
@@ -91,7 +92,7 @@ func writePrompt(w io.Writer, renderer string, plan *engine.Plan, t *engine.Trac
 	}
 	writeTurnView(w, t, user, "", v)
 	fmt.Fprintf(w, "  %-16s model %s · %s · %s\n", "request:",
-		inert.Line(plan.Request.Model), plural(plan.Request.Len(), "message"), plural(len(plan.Request.Tools), "tool"))
+		inert.VisibleLine(plan.Request.Model), plural(plan.Request.Len(), "message"), plural(len(plan.Request.Tools), "tool"))
 }
 
 // writeTurn prints the compact human-readable block of one turn: what fired and why, what
@@ -122,7 +123,7 @@ func writeBlock(w io.Writer, label, text string, width int) {
 // appendBlock appends what writeBlock prints to dst, each line as fmt's "  %-16s %s" would
 // write it, with its trailing blanks dropped.
 func appendBlock(dst []byte, label, text string, width int) []byte {
-	text = inert.Text(text)
+	text = inert.Visible(text)
 	first := true
 	line := func(l string) {
 		if !first {
@@ -456,7 +457,7 @@ func toSecond(at string) string {
 // and in each line the indentation kept, other runs of blanks made one space, trailing
 // blanks dropped (so that what inert removed leaves no gap).
 func tidyText(s string) string {
-	s = inert.Text(s)
+	s = inert.Visible(s)
 	if tidy(s) { // most texts: one pass, no copy
 		return s
 	}
@@ -513,7 +514,7 @@ func oneLine(s string, n int) string {
 		}
 		return s[:n-1] + "…"
 	}
-	s = inert.Text(s)
+	s = inert.Visible(s)
 	var b strings.Builder
 	count, cut, gap := 0, 0, false
 	for _, r := range s {

@@ -21,7 +21,7 @@ func (a *app) options() ctxapp.Options {
 func (a *app) modelFlags() config.Flags {
 	return config.Flags{Model: a.flags.model, BaseURL: a.flags.baseURL, APIKeyEnv: a.flags.apiKeyEnv,
 		Profile: a.flags.profile, Config: a.flags.config, ConnectTimeout: a.flags.connectTimeout,
-		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout}
+		FirstTokenTimeout: a.flags.firstTokenTimeout, IdleTimeout: a.flags.idleTimeout, AllowHTTPKey: a.flags.allowHTTPKey}
 }
 
 // openDB opens the chat database, creating it (and the data directory) if needed.

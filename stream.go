@@ -63,7 +63,7 @@ func (s *turnStream) event(st *script.Step, chatID string, ev engine.Event) {
 		writeTurnHead(s.w, &t, stepUser(st), s.view)
 		tag := "[" + stepSource(st, ev.Plan.Request.Model) + "] "
 		fmt.Fprintf(s.w, "  %-16s %s", "assistant:", tag)
-		s.col, s.fresh = ansi.StringWidth(inert.Text(tag)), false
+		s.col, s.fresh = ansi.StringWidth(inert.Visible(tag)), false
 		s.open, s.streamed = true, st
 	case engine.EventText:
 		s.text(ev.Text)
@@ -109,9 +109,25 @@ func (s *turnStream) text(piece string) {
 		}
 	}
 	if limit == 0 {
-		s.flushWord(&out, 0)
+		s.flushHeld(&out)
 	}
 	_, _ = io.WriteString(s.w, out.String())
+}
+
+// flushHeld prints the word being received up to where what follows cannot change how it
+// is shown (inert.Hold: a joiner or a selector is shown or kept by what is before it), and
+// keeps the rest for the next piece.
+func (s *turnStream) flushHeld(out *strings.Builder) {
+	word := s.word.String()
+	h := inert.Hold(word)
+	if h == 0 {
+		return
+	}
+	s.word.Reset()
+	s.word.WriteString(word[h:])
+	shown := inert.Visible(word[:h])
+	s.put(out, shown)
+	s.col += ansi.StringWidth(shown)
 }
 
 // limit is the width the reply's lines are wrapped to, 0 for none.
@@ -141,7 +157,7 @@ func (s *turnStream) put(out *strings.Builder, text string) {
 // flushWord prints the word held, on a new line when it does not fit on this one (cut
 // in pieces when it fits on none).
 func (s *turnStream) flushWord(out *strings.Builder, limit int) {
-	word := s.word.String()
+	word := inert.Visible(s.word.String())
 	s.word.Reset()
 	if word == "" {
 		return

@@ -13,7 +13,8 @@ import (
 
 // TestTurnStream checks the reply lines the streaming output prints from pieces of text:
 // pieces split inside a character or a word, wrapping between words, a word longer than a
-// line, line breaks, escape sequences, and the tool calls printed after the reply.
+// line, line breaks, escape sequences, joiners and bidi controls (shown as the whole text
+// shows them, wherever the pieces are cut), and the tool calls printed after the reply.
 func TestTurnStream(t *testing.T) {
 	const indent = "                   "
 	tests := []struct {
@@ -35,6 +36,11 @@ func TestTurnStream(t *testing.T) {
 			"  assistant:       [m] x\n" + indent + strings.Repeat("y", 21) + "\n" + indent + strings.Repeat("y", 9) + "\n"},
 		{"escape sequences dropped", 0, []string{"a\x1b[2Jb", "\x1b]0;title\x07c"}, nil,
 			"  assistant:       [m] abc\n"},
+		// A joiner is shown or kept by what is before it, in the piece before.
+		{"joiners split from their letters", 0, []string{"क्", "\u200dष, 👨", "\u200d💻 and pay", "\u200dpal \u202e"}, nil,
+			"  assistant:       [m] क्\u200dष, 👨\u200d💻 and pay⟨U+200D⟩pal ⟨U+202E⟩\n"},
+		{"joiners split, wrapped", 40, []string{"क्", "\u200dष, 👨", "\u200d💻 and pay", "\u200dpal \u202etxt.exe"}, nil,
+			"  assistant:       [m] क्\u200dष, 👨\u200d💻 and\n" + indent + "pay⟨U+200D⟩pal\n" + indent + "⟨U+202E⟩txt.exe\n"},
 		{"tools after the reply", 0, []string{"Checked."},
 			[]engine.ToolTrace{{Name: "run_sql", State: chat.ToolOutputError, Error: "denied"}, {Name: "run_sql", State: chat.ToolOutputAvailable}},
 			"  assistant:       [m] Checked.\n" + indent + "[run_sql failed: denied] [run_sql ok]\n"},

@@ -414,7 +414,7 @@ func checkSaved(t *testing.T, db string) {
 func TestWorkbenchTmuxResize(t *testing.T) {
 	s := setupE2E(t)
 	p := startPane(t, s.tmux, s.bin, 80, 24, s.env, s.args()...)
-	waitFor(t, p, "ctxlab · new chat", e2eTimeout)
+	waitFor(t, p, "new chat · branch main", e2eTimeout) // at 80 columns the word ctxlab gives way
 	send(t, p, "hello workbench")
 	screen := waitFor(t, p, "Hello from aimock, turn one.", e2eTimeout)
 	if strings.Contains(screen, "│") {

@@ -127,6 +127,9 @@ type Engine struct {
 	steps  int
 	cost   func(model string, u chat.Usage) (float64, bool)
 	cache  *fileCache
+	// digest is the context file's digest, which each turn planned records (shared by
+	// them all: never written through).
+	digest *string
 }
 
 // ErrNotFound is returned for a chat, branch, checkpoint or turn that does not exist.
@@ -167,6 +170,8 @@ func New(opt Options) (*Engine, error) {
 		e.steps = 8
 	}
 	e.params = mergeParams(opt.Params, opt.Context.Model)
+	digest := opt.Context.Digest()
+	e.digest = &digest
 	cache, err := newFileCache(opt.Context, e.tokens)
 	if err != nil {
 		return nil, err

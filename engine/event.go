@@ -70,7 +70,8 @@ type EventSaved struct {
 }
 
 // EventFailed is a turn that saved nothing: the model failed before any reply arrived, or
-// the turn could not be saved. Err is the error the send returns.
+// the turn could not be saved (Err is then an *UnsavedError holding the reply). Err is the
+// error the send returns.
 type EventFailed struct{ Err error }
 
 func (EventPlanned) isEvent()      {}

@@ -16,6 +16,8 @@ func FinishNote(reason string, requests int) string {
 		return "cut at max_tokens: the reply is incomplete"
 	case "content_filter":
 		return "stopped by the server's content filter: the reply is incomplete"
+	case FinishReplyLimit:
+		return "cut at ctxlab's size limit for a reply: the reply is incomplete"
 	case FinishToolLoopLimit:
 		if requests > 0 {
 			return "tool loop stopped after " + strconv.Itoa(requests) + " requests: the model kept calling tools"

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -19,7 +20,9 @@ type Model interface {
 // engine's MaxToolSteps requests are spent, or another round could take the reply past
 // chat.MaxParts (finish reason "tool_loop_limit"). A model's answer with more than
 // chat.MaxToolCalls calls fails the turn: the calls that fit are kept, unanswered, in a
-// reply marked interrupted. It reports each request (EventRequest), its streamed pieces
+// reply marked interrupted. So does an answer the model cut at chat.MaxReplySize or
+// chat.MaxToolArguments (its error wraps chat.ErrReplyTooLong or
+// chat.ErrToolArgumentsTooLong), with the finish reason "reply_limit". It reports each request (EventRequest), its streamed pieces
 // (EventText, EventToolCall), its usage (EventUsage), each tool call answered
 // (EventToolAnswered) and, when the request ends, its response (EventResponse), which
 // the turn record keeps (chat.Turn.Responses).
@@ -29,6 +32,11 @@ type Live struct {
 
 // FinishToolLoopLimit is the finish reason of a turn whose model kept calling tools.
 const FinishToolLoopLimit = "tool_loop_limit"
+
+// FinishReplyLimit is the finish reason of a reply cut at ctxlab's limits on a reply's
+// size (chat.MaxReplySize, chat.MaxToolArguments): the reply is saved as far as it fit,
+// marked interrupted, and the turn fails with the limit's error.
+const FinishReplyLimit = "reply_limit"
 
 // Reply runs the turn's requests against the model.
 func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Outcome, error) {
@@ -51,7 +59,11 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 			rep.ToolCalls = rep.ToolCalls[:chat.MaxToolCalls]
 			err = errTooManyToolCalls
 		}
-		resp := chat.Response{FinishReason: "error", EstimatedPrompt: est}
+		failed := "error"
+		if errors.Is(err, chat.ErrReplyTooLong) || errors.Is(err, chat.ErrToolArgumentsTooLong) {
+			failed = FinishReplyLimit
+		}
+		resp := chat.Response{FinishReason: failed, EstimatedPrompt: est}
 		if rep != nil {
 			if step == 1 {
 				out.TTFT = rep.TTFT
@@ -76,7 +88,7 @@ func (l *Live) Reply(ctx context.Context, t *TurnRequest, emit func(Event)) (*Ou
 				out.Parts = append(out.Parts, partialParts(rep, step)...)
 			}
 			out.Interrupted = len(out.Parts) > 0
-			out.FinishReason = "error"
+			out.FinishReason = failed
 			out.Err = err
 			out.Reported = usage.total()
 			return out, err

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -372,6 +373,8 @@ func (m brokenModel) Stream(_ context.Context, _ chat.Request, onDelta func(chat
 func TestLiveFailures(t *testing.T) {
 	unauthorized := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindStatus, Status: 401, StatusText: "Unauthorized", Message: "bad key"}
 	cut := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindCut, Err: errors.New("unexpected EOF")}
+	tooLong := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindTooLong, Err: chat.ErrReplyTooLong}
+	argsTooLong := &llm.Error{Server: "http://127.0.0.1:1/v1", Kind: llm.KindTooLong, Err: chat.ErrToolArgumentsTooLong}
 	toolCall := chat.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}}
 	reportedCall := chat.Reply{ToolCalls: []chat.WireToolCall{call("c1", "run_sql", `{}`)}, Usage: usage(7, 2)}
 	answered := toolPart("c1", "run_sql", `{}`, chat.ToolOutputAvailable, `[{"count": 42}]`)
@@ -385,21 +388,26 @@ func TestLiveFailures(t *testing.T) {
 		want     []chat.Part
 		wantErr  error
 		reported *chat.Usage
+		finish   string // the turn's finish reason: "error" when empty
 	}{
-		{"failure before any text", newScriptModel().Fail(unauthorized), nil, unauthorized, nil},
-		{"failure mid-stream", brokenModel{text: "Once upon", err: cut}, []chat.Part{chat.TextPart("Once upon")}, cut, nil},
-		{"failure after a tool round", newScriptModel(toolCall).Fail(cut), []chat.Part{answered}, cut, nil},
+		{"failure before any text", newScriptModel().Fail(unauthorized), nil, unauthorized, nil, ""},
+		{"failure mid-stream", brokenModel{text: "Once upon", err: cut}, []chat.Part{chat.TextPart("Once upon")}, cut, nil, ""},
+		{"failure after a tool round", newScriptModel(toolCall).Fail(cut), []chat.Part{answered}, cut, nil, ""},
 		{"failure mid-stream after a tool round", &twoStep{first: toolCall, then: brokenModel{text: "Half", err: cut}},
-			[]chat.Part{answered, chat.TextPart("Half")}, cut, nil},
+			[]chat.Part{answered, chat.TextPart("Half")}, cut, nil, ""},
 		{"failure in a tool call's arguments", brokenModel{err: cut, calls: []chat.WireToolCall{call("c1", "run_sql", `{"query":"sel`)}},
-			[]chat.Part{pending(1, "c1", `"{\"query\":\"sel"`, chat.ToolInputStreaming)}, cut, nil},
+			[]chat.Part{pending(1, "c1", `"{\"query\":\"sel"`, chat.ToolInputStreaming)}, cut, nil, ""},
 		{"failure after text and a whole tool call", brokenModel{text: "Checking.", err: cut, calls: []chat.WireToolCall{
 			call("c1", "run_sql", `{"query":"select 1"}`), call("c2", "run_sql", "")}},
 			[]chat.Part{chat.TextPart("Checking."), pending(1, "c1", `{"query":"select 1"}`, chat.ToolInputAvailable),
-				pending(1, "c2", `{}`, chat.ToolInputStreaming)}, cut, nil},
+				pending(1, "c2", `{}`, chat.ToolInputStreaming)}, cut, nil, ""},
 		{"failure in a tool call after a tool round", &twoStep{first: toolCall, then: brokenModel{err: cut, calls: []chat.WireToolCall{call("c2", "run_sql", `{`)}}},
-			[]chat.Part{answered, pending(2, "c2", `"{"`, chat.ToolInputStreaming)}, cut, nil},
-		{"failure after a reported tool round", newScriptModel(reportedCall).Fail(cut), []chat.Part{answered}, cut, usage(7, 2)},
+			[]chat.Part{answered, pending(2, "c2", `"{"`, chat.ToolInputStreaming)}, cut, nil, ""},
+		{"failure after a reported tool round", newScriptModel(reportedCall).Fail(cut), []chat.Part{answered}, cut, usage(7, 2), ""},
+		// Issue 22 item 1: a reply cut at ctxlab's limits says so in its finish reason.
+		{"a reply cut at its size limit", brokenModel{text: "xxxx", err: tooLong}, []chat.Part{chat.TextPart("xxxx")}, tooLong, nil, engine.FinishReplyLimit},
+		{"a call cut at its arguments' limit", brokenModel{text: "Checking.", err: argsTooLong, calls: []chat.WireToolCall{call("c1", "run_sql", `{"query":"sel`)}},
+			[]chat.Part{chat.TextPart("Checking."), pending(1, "c1", `"{\"query\":\"sel"`, chat.ToolInputStreaming)}, argsTooLong, nil, engine.FinishReplyLimit},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -424,8 +432,12 @@ func TestLiveFailures(t *testing.T) {
 					t.Errorf("got saved reply %s interrupted %v, want %s interrupted", mustJSON(t, msgs[1].Parts), msgs[1].Interrupted, mustJSON(t, tt.want))
 				}
 				wantText := "model: " + tt.wantErr.Error() // the error names what failed
-				if turns[0].Error != wantText || turns[0].FinishReason != "error" || !reflect.DeepEqual(turns[0].Reported, tt.reported) {
-					t.Errorf("got turn error %q finish %q reported %v, want %q, error, %v", turns[0].Error, turns[0].FinishReason, turns[0].Reported, wantText, tt.reported)
+				finish := cmp.Or(tt.finish, "error")
+				if turns[0].Error != wantText || turns[0].FinishReason != finish || !reflect.DeepEqual(turns[0].Reported, tt.reported) {
+					t.Errorf("got turn error %q finish %q reported %v, want %q, %s, %v", turns[0].Error, turns[0].FinishReason, turns[0].Reported, wantText, finish, tt.reported)
+				}
+				if tr := res.Trace("c1"); tr.Assistant.FinishReason != finish || tr.Responses[len(tr.Responses)-1].FinishReason != finish {
+					t.Errorf("got trace finish %q (last response %q), want %s", tr.Assistant.FinishReason, tr.Responses[len(tr.Responses)-1].FinishReason, finish)
 				}
 				if tr := res.Trace("c1"); !tr.Assistant.Interrupted || tr.Error != wantText || !reflect.DeepEqual(tr.Usage.Reported, tt.reported) {
 					t.Errorf("got trace interrupted %v error %q reported %v, want interrupted with the error, reported %v",

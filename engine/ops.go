@@ -127,11 +127,12 @@ func (s *Session) Regenerate(ctx context.Context, r Replier, at time.Time, opts 
 	s.view = old.prefix(name, uidx)
 	p := &Plan{Turn: turn.Number, Branch: name, At: at, User: *user, SystemPrompt: turn.Request.SystemPrompt,
 		SystemInject: turn.Request.SystemInject, Decisions: ds, fired: turn.Fired, chatUsage: turn.Request.ChatUsage,
-		Estimate: Estimate{Total: turn.Estimated.PromptTokens}, totalOnly: true}
+		Estimate: Estimate{Total: turn.Estimated.PromptTokens}, totalOnly: true, contextDigest: turn.ContextDigest}
 	p.Request = s.rebuild(turn, user)
 	switch {
-	case turn.ID == "": // not recorded: no estimate either
+	case turn.ID == "": // not recorded: no estimate either; the tools are the file's
 		p.Estimate.Total = requestTokens(s.e.cache.count, &p.Request)
+		p.contextDigest = s.e.digest
 	case turn.Request.Estimate != nil: // the same request: the estimate it was sent with
 		p.Estimate, p.totalOnly = *turn.Request.Estimate, false
 	}

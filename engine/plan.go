@@ -33,6 +33,9 @@ type Plan struct {
 	totalOnly bool
 	// encoded, when set, waits for the JSON of Decisions, being encoded (planToSend).
 	encoded func() json.RawMessage
+	// contextDigest is the digest of the context file the request was made under, which
+	// the turn records (chat.Turn.ContextDigest); nil when not known.
+	contextDigest *string
 }
 
 // Estimate is the estimated token count of a request, by source (chat.PromptEstimate: a
@@ -64,7 +67,7 @@ func (s *Session) planFor(in UserInput, send bool) *Plan {
 	wc := s.whenContext(&user)
 	ev := turnEval{file: e.file, cache: e.cache, wc: wc, fires: s.view.fires}
 	ds := ev.decide()
-	p := &Plan{Turn: wc.Turn, Branch: s.view.name, At: at, Decisions: ds.all(), chatUsage: wc.Usage}
+	p := &Plan{Turn: wc.Turn, Branch: s.view.name, At: at, Decisions: ds.all(), chatUsage: wc.Usage, contextDigest: e.digest}
 	if send {
 		p.encoded = s.encoder().start(p.Decisions, e.store)
 	}

@@ -103,6 +103,9 @@ func (e *Engine) replayPath(ctx context.Context, c chat.Chat, branch string, pat
 			s.view.append(user)
 			continue
 		}
+		if err := ctx.Err(); err != nil { // a long replay answers a signal at the next turn
+			return fmt.Errorf("replay chat %q: %w", c.ID, err)
+		}
 		// A user message no reply answers (a turn that failed, the end of an imported
 		// request) is a turn too, with no assistant message.
 		reply, key := replyTo(path, i), user.ID
@@ -119,6 +122,7 @@ func (e *Engine) replayPath(ctx context.Context, c chat.Chat, branch string, pat
 		}
 		tr := s.recordedTrace(&t, user, asst)
 		tr.NotRecorded = !isRec
+		tr.Sent = isRec && !t.Request.Scripted
 		if isRec {
 			tr.Responses = responseTraces(RecordedResponses(&t, asst))
 		}
@@ -255,6 +259,7 @@ func (s *Session) recordedTrace(t *chat.Turn, user, asst *chat.Message) *Trace {
 		Latency: LatencyTrace{TTFT: t.TTFT.Milliseconds(), Total: t.Latency.Milliseconds()},
 		Error:   t.Error,
 	}
+	tr.ContextDigest = t.ContextDigest
 	if asst != nil {
 		tr.AssistantMessageID, tr.Assistant = asst.ID, assistantTrace(asst, t.FinishReason)
 	}

@@ -252,6 +252,9 @@ func TestReplayUnanswered(t *testing.T) {
 		if reevaluate && len(last.Decisions) == 0 {
 			t.Errorf("re-evaluated turn 2: no decisions, want the file's")
 		}
+		if got[0].Sent || last.Sent { // nothing is known of what an imported turn was sent to
+			t.Errorf("re-evaluate %v: an imported turn's trace says it was sent", reevaluate)
+		}
 		if !reevaluate {
 			for _, tr := range got { // the running total of the history, exactly
 				if want := requestTokens(h.eng.cache.count, &tr.Request); tr.Usage.Estimated.PromptTokens != want {

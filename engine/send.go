@@ -191,6 +191,10 @@ func (s *Session) Send(ctx context.Context, in UserInput, r Replier, opts ...Sen
 func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *chat.Branch, userSaved bool, cfg sendConfig) (*TurnResult, error) {
 	emit := cfg.emit
 	emit(EventPlanned{Plan: p})
+	if err := s.checkBeforeSending(p, userSaved); err != nil {
+		emit(EventFailed{Err: err})
+		return nil, err
+	}
 	e := s.e
 	decisions := p.encoded
 	if decisions == nil {
@@ -231,15 +235,82 @@ func (s *Session) finish(ctx context.Context, p *Plan, r Replier, newBranch *cha
 		err = s.saveAside(ctx, &commit, res)
 	}
 	if err != nil {
-		err = fmt.Errorf("save turn: %w", err)
-		emit(EventFailed{Err: err})
-		return nil, err
+		// The reply came and is not lost: the error holds it, to show and save again.
+		u := &UnsavedError{Result: res, Err: err, replyErr: out.Err, commit: commit, session: s}
+		emit(EventFailed{Err: u})
+		return nil, u
 	}
 	if !applied {
 		s.apply(&commit, res)
 	}
 	emit(EventSaved{Result: res, Err: out.Err})
 	return res, out.Err
+}
+
+// checkBeforeSending refuses a turn the store would refuse to save, before the model is
+// asked (and paid): its user message (the parts the reminders add, their spans) and, for
+// a chat's first turn, the chat record it saves.
+func (s *Session) checkBeforeSending(p *Plan, userSaved bool) error {
+	if !userSaved {
+		if err := chat.CheckMessage(&p.User); err != nil {
+			return fmt.Errorf("the message cannot be saved, so it is not sent: %w", err)
+		}
+	}
+	if s.draft {
+		c := s.firstSave(&p.User)
+		if err := chat.CheckChat(c); err != nil {
+			return fmt.Errorf("the chat cannot be saved, so the message is not sent: %w", err)
+		}
+	}
+	return nil
+}
+
+// UnsavedError is a turn whose reply arrived but could not be saved (a database that is
+// read-only, full or locked longer than its busy timeout): Result holds the turn as it
+// would have been saved, its reply included, so that a front end shows the reply with
+// the error, and can try again (Session.SaveAgain). The session is left as before the
+// turn.
+type UnsavedError struct {
+	Result *TurnResult
+	Err    error // why it could not be saved
+
+	replyErr error // the reply's own error (a reply cut short), returned once it is saved
+	commit   chat.Commit
+	session  *Session
+}
+
+func (e *UnsavedError) Error() string { return "save turn: " + e.Err.Error() }
+
+func (e *UnsavedError) Unwrap() error { return e.Err }
+
+// ErrMovedOn is SaveAgain's error when the session is no longer where the turn was sent
+// from (another turn was sent or saved, or the branch was switched): the reply would not
+// follow the messages it answered.
+var ErrMovedOn = errors.New("the chat has moved on since this reply came: it can no longer be saved in its place")
+
+// SaveAgain saves a turn whose save failed (an *UnsavedError of this session), as it
+// would have been saved then; on a new branch made where it was sent when another writer
+// moved the branch meanwhile, as Send does. It fails with ErrMovedOn when this session
+// moved since, and with another *UnsavedError when saving fails again. The reply's own
+// error (a reply cut short) is returned with the result, as Send returns it.
+func (s *Session) SaveAgain(ctx context.Context, u *UnsavedError) (*TurnResult, error) {
+	if u == nil || u.session != s {
+		return nil, errors.New("save again: the turn is not one of this chat's")
+	}
+	c := u.commit
+	if s.view.name != c.Branch || s.view.head != c.ExpectHead || (c.NewChat != nil) != s.draft {
+		return nil, ErrMovedOn
+	}
+	res := u.Result
+	err := s.e.store.Commit(ctx, c)
+	if errors.Is(err, chat.ErrConflict) {
+		err = s.saveAside(ctx, &c, res)
+	}
+	if err != nil {
+		return nil, &UnsavedError{Result: res, Err: err, replyErr: u.replyErr, commit: u.commit, session: s}
+	}
+	s.apply(&c, res)
+	return res, u.replyErr
 }
 
 // saveAside saves a turn that another writer got in the way of (it moved the head of the
@@ -291,7 +362,7 @@ func (s *Session) record(p *Plan, out *Outcome, decisions json.RawMessage) *Turn
 	}
 	turn := chat.Turn{
 		ID: e.newID(), ChatID: s.chat.ID, Branch: p.Branch, Number: p.Turn,
-		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At,
+		UserMessageID: p.User.ID, AssistantMessageID: asst.ID, At: p.At, ContextDigest: p.contextDigest,
 		Request: chat.SentRequest{Model: p.Request.Model, SystemPrompt: p.SystemPrompt, SystemInject: p.SystemInject,
 			Tools: p.Request.Tools, Temperature: p.Request.Temperature, TopP: p.Request.TopP,
 			MaxTokens: p.Request.MaxTokens, Seed: p.Request.Seed, Scripted: out.Scripted, ChatUsage: p.chatUsage,

@@ -38,6 +38,15 @@ type Trace struct {
 	// before the turn was saved: the turn is on Branch, a new branch made at the same
 	// place (see TurnResult.PlannedOn).
 	PlannedOn string `json:"planned_on,omitempty"`
+	// Sent says the request went to a model (a live turn, one cut short included), so
+	// that a viewer can show it as the client put it on the wire; false for a scripted
+	// reply, a message saved unanswered, a turn the chat has no record of, a plan. It is
+	// not part of the JSON: the trace's request is the same either way.
+	Sent bool `json:"-"`
+	// ContextDigest is the digest of the context file the turn was sent with, as its
+	// record keeps it (chat.Turn.ContextDigest: nil when not known). Traces do not print
+	// it: the turn record, its column and the JSON export do.
+	ContextDigest *string `json:"-"`
 }
 
 // MarshalJSON writes the trace as spec/headless.md shows it, with <, > and & unescaped.
@@ -226,7 +235,9 @@ func (r *TurnResult) trace(chatID string) Trace {
 		Responses: responseTraces(r.Turn.Responses),
 		Error:     r.Turn.Error,
 		PlannedOn: r.PlannedOn,
+		Sent:      !r.Turn.Request.Scripted,
 	}
+	t.ContextDigest = r.Turn.ContextDigest
 	if r.Assistant.ID != "" { // none for a turn saved without a reply
 		t.Assistant = assistantTrace(&r.Assistant, r.Turn.FinishReason)
 	}

@@ -8,6 +8,7 @@ package llm
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -36,11 +37,22 @@ const (
 // the timeout (or the retries).
 type Options struct {
 	// BaseURL is the API root, e.g. http://127.0.0.1:11434/v1 (default DefaultBaseURL).
+	// One with a query or a fragment cannot be used: every request fails with a
+	// KindRequest *Error, before anything is sent.
 	BaseURL string
 	// APIKey is sent as a bearer token when set. It is never logged nor put in an error.
+	// It is sent over plain http only to this machine (a loopback address, localhost):
+	// with a key, a base URL of plain http to another host makes every request fail with
+	// a KindRequest *Error, before anything is sent, unless AllowHTTPKey is set.
 	APIKey string
+	// AllowHTTPKey lets the key go over plain http to another machine, where the network
+	// between is trusted (a LAN server without TLS).
+	AllowHTTPKey bool
 	// HTTPClient sends the requests. The default has a dialer bounded by ConnectTimeout;
-	// with your own client, ConnectTimeout is yours to set in its transport.
+	// with your own client, ConnectTimeout is yours to set in its transport. A redirect
+	// is followed only within the server's origin (scheme, host and port), and a POST
+	// only through 307 and 308: a client without a CheckRedirect of its own is given
+	// this policy.
 	HTTPClient *http.Client
 	// ConnectTimeout bounds dialling and the TLS handshake (default 10s).
 	ConnectTimeout time.Duration
@@ -95,6 +107,9 @@ type Client struct {
 	// noStreamOptions is set once the server rejected stream_options; a Client has one
 	// base URL, so this is remembered per base URL for the life of the Client.
 	noStreamOptions atomic.Bool
+	// bad is why the client's settings cannot be used (checkBase): every request fails
+	// with it, before anything is sent.
+	bad error
 }
 
 // New returns a Client for o.BaseURL.
@@ -105,6 +120,7 @@ func New(o Options) *Client {
 	}
 	c := &Client{
 		server:     displayURL(base),
+		bad:        checkBase(base, o.APIKey != "" && !o.AllowHTTPKey),
 		redact:     redactor(o.APIKey),
 		connect:    pick(o.ConnectTimeout, DefaultConnectTimeout),
 		firstToken: pick(o.FirstTokenTimeout, DefaultFirstTokenTimeout),
@@ -125,14 +141,20 @@ func New(o Options) *Client {
 		c.now = time.Now
 	}
 	hc := o.HTTPClient
-	if hc == nil {
+	switch {
+	case hc == nil:
 		hc = defaultHTTPClient(c.connect)
+	case hc.CheckRedirect == nil:
+		own := *hc // Go's own redirect policy would take the key to another port
+		own.CheckRedirect = checkRedirect
+		hc = &own
 	}
 	cfg := openai.DefaultConfig(o.APIKey)
 	cfg.BaseURL = base
 	cfg.HTTPClient = doer{hc}
-	// OpenRouter sends SSE comment lines while a request is queued; go-openai counts them
-	// as empty messages and gives up past this limit.
+	// OpenRouter sends SSE comment lines while a request is queued, each followed by a
+	// blank line; go-openai counts the blank lines (the comments never reach it: see
+	// eventFilter) as empty messages and gives up past this limit.
 	cfg.EmptyMessagesLimit = 1 << 16
 	c.api = openai.NewClientWithConfig(cfg)
 	return c
@@ -141,14 +163,79 @@ func New(o Options) *Client {
 // Server returns the base URL the client talks to, without credentials.
 func (c *Client) Server() string { return c.server }
 
-// displayURL strips user information from a URL so it can appear in errors.
+// displayURL is a URL as errors show it: without its user information, and with a query
+// or a fragment, which may hold a secret (`?api-key=…`), cut to "?…" or "#…". A string
+// that is not a URL is cut at its first '?' or '#' too, and its user information left out.
 func displayURL(s string) string {
 	u, err := url.Parse(s)
-	if err != nil || u.User == nil {
+	if err != nil {
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i+1] + "…"
+		}
+		if scheme, rest, ok := strings.Cut(s, "://"); ok {
+			if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+				s = scheme + "://" + rest[i+1:]
+			}
+		}
 		return s
 	}
-	u.User = nil
-	return u.String()
+	query, fragment := u.RawQuery != "" || u.ForceQuery, u.Fragment != "" || strings.Contains(s, "#")
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	out := u.String()
+	if query {
+		out += "?…"
+	}
+	if fragment {
+		out += "#…"
+	}
+	return out
+}
+
+// checkBase returns why a base URL cannot be used, or nil: one with a query or a fragment
+// would have the request path appended after them (a query's value then sent in the path
+// of every request, `/v1?api-key=…/chat/completions`), or dropped (`/v1#x` posts to /v1);
+// with key set, one that would send the key in the clear over the network (KeyInClear).
+func checkBase(base string, key bool) error {
+	u, err := url.Parse(base)
+	switch {
+	case err != nil:
+		return nil // the HTTP client says what is wrong with it
+	case u.RawQuery != "" || u.ForceQuery:
+		return errors.New("the base URL has a query (?…): a base URL cannot have one")
+	case u.Fragment != "" || strings.Contains(base, "#"):
+		return errors.New("the base URL has a fragment (#…): a base URL cannot have one")
+	case key && KeyInClear(base):
+		return errors.New("the API key would go over plain http to another machine: use https, or allow it (Options.AllowHTTPKey)")
+	}
+	return nil
+}
+
+// KeyInClear reports whether a request to baseURL would carry an API key unencrypted over
+// the network: plain http to a host that is not this machine (a loopback address, or
+// localhost).
+func KeyInClear(baseURL string) bool {
+	u, err := url.Parse(baseURL)
+	return err == nil && strings.EqualFold(u.Scheme, "http") && !isLoopback(u.Hostname())
+}
+
+// isLoopback reports whether host names this machine: localhost, or a loopback address
+// (127.0.0.0/8, ::1).
+func isLoopback(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// refused is the error of every request of a client whose settings cannot be used (see
+// checkBase), or nil.
+func (c *Client) refused() *Error {
+	if c.bad == nil {
+		return nil
+	}
+	return &Error{Server: c.server, Kind: KindRequest, Err: c.bad}
 }
 
 var (
@@ -168,7 +255,49 @@ func defaultHTTPClient(connect time.Duration) *http.Client {
 	d := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	t.DialContext = d.DialContext
 	t.TLSHandshakeTimeout = connect
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: checkRedirect}
+}
+
+// maxRedirects bounds the redirects one request follows.
+const maxRedirects = 10
+
+// checkRedirect follows a redirect only within the origin of the request (its scheme,
+// host and port): Go's own policy keeps the Authorization header for another port of the
+// same host, so a 307 to another port took the API key there. A POST is followed only
+// through 307 and 308, which keep its method and body: a 301, 302 or 303 would make it a
+// GET without its body. A redirect not followed fails the request, saying where it led.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("the server redirected more than %d times", maxRedirects)
+	}
+	status := "a redirect"
+	if req.Response != nil {
+		status = req.Response.Status
+	}
+	to := displayURL(req.URL.String())
+	switch first := via[0]; {
+	case !sameOrigin(req.URL, first.URL):
+		return fmt.Errorf("the server redirected to %s (%s), another origin: ctxlab follows a redirect only within the server's origin, "+
+			"where the API key goes; set the base URL to the new address", to, status)
+	case first.Method != req.Method:
+		return fmt.Errorf("the server redirected to %s (%s): a %s is followed only through 307 and 308, which keep it whole; "+
+			"set the base URL to the new address", to, status, first.Method)
+	}
+	return nil
+}
+
+// sameOrigin reports whether two URLs have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
 }
 
 // attempt is the state of one HTTP exchange, carried in the request context so the
@@ -222,7 +351,8 @@ func (d doer) Do(req *http.Request) (*http.Response, error) {
 			// An answer read whole (the model list), not a stream: bound it all.
 			resp.Body = &sizeLimiter{ReadCloser: resp.Body, left: MaxResponse}
 		case resp.StatusCode < 300:
-			resp.Body = &doneWatcher{ReadCloser: &lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine}, a: a}
+			resp.Body = &doneWatcher{ReadCloser: newEventFilter(&lineLimiter{ReadCloser: resp.Body, max: MaxStreamLine},
+				resp.Header.Get("Content-Type")), a: a}
 		}
 	}
 	return resp, err

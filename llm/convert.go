@@ -76,6 +76,15 @@ func toolType(s string) openai.ToolType {
 	return openai.ToolType(s)
 }
 
+// WireBody returns the JSON body Client.Stream sends for req, byte for byte, without
+// sending anything: what a viewer shows as the request on the wire. It is the body of
+// wireBody with the stream_options that ask for the usage chunk, which every request
+// carries but those to a server that refused them (Stream then sends the same body without
+// that field). The API key is never in it: it travels in the Authorization header.
+func WireBody(req *chat.Request) ([]byte, error) {
+	return wireBody(*req, true)
+}
+
 // wireBody returns the JSON body of a streamed request: the request's own JSON, the bytes
 // the trace shows (temperature and top_p whenever set, 0 included; the limit in the field
 // the model reads; <, > and & not escaped), without an empty "tools" array (OpenAI rejects

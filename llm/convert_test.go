@@ -2,8 +2,14 @@ package llm
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"sync"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -208,6 +214,83 @@ func TestSplitRequestSendsTheSame(t *testing.T) {
 					t.Errorf("%s cut at %d, %d: go-openai's request\ngot  %+v\nwant %+v", name, h, s, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestWireBodyIsWhatTheServerReceives checks that WireBody, which sends nothing, renders
+// byte for byte the body a server receives from Stream for the same request: the limit
+// as max_completion_tokens for OpenAI's reasoning models, an empty tool list left out, a 0
+// temperature kept, the stream fields added. The API key is in the Authorization header,
+// never in the body. A server that refuses stream_options receives the same body without
+// that field.
+func TestWireBodyIsWhatTheServerReceives(t *testing.T) {
+	cases := convertCases()
+	cases["empty tool list"] = chat.Request{Model: "gpt-4o-mini", Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: "x"}},
+		Tools: []chat.WireTool{}}
+	cases["reasoning model with tools"] = chat.Request{Model: "gpt-5-mini", MaxTokens: 500,
+		Messages: cases["parts and tools"].Messages, Tools: cases["parts and tools"].Tools}
+	for name, req := range cases {
+		for _, refuses := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/refuses stream_options=%v", name, refuses), func(t *testing.T) {
+				var mu sync.Mutex
+				var bodies [][]byte
+				var auth []string
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					b, _ := io.ReadAll(r.Body)
+					mu.Lock()
+					bodies, auth = append(bodies, b), append(auth, r.Header.Get("Authorization"))
+					mu.Unlock()
+					if refuses && bytes.Contains(b, []byte("stream_options")) {
+						http.Error(w, `{"error":{"message":"Unrecognized request argument supplied: stream_options"}}`, http.StatusBadRequest)
+						return
+					}
+					sse(w)
+					send(w, roleChunk, textChunk("hi"), finishChunk("stop"), usageChunk(3, 1), done)
+				}))
+				defer srv.Close()
+				c, _ := newTestClient(srv.URL, nil)
+				if _, err := c.Stream(context.Background(), req, nil); err != nil {
+					t.Fatalf("stream: %v", err)
+				}
+				want, err := WireBody(&req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if n := map[bool]int{false: 1, true: 2}[refuses]; len(bodies) != n {
+					t.Fatalf("the server received %d requests, want %d", len(bodies), n)
+				}
+				if !bytes.Equal(bodies[0], want) {
+					t.Errorf("the server received\n%s\nWireBody renders\n%s", bodies[0], want)
+				}
+				if refuses {
+					without := bytes.Replace(want, []byte(`,"stream_options":{"include_usage":true}`), nil, 1)
+					if !bytes.Equal(bodies[1], without) {
+						t.Errorf("asked again without stream_options, the server received\n%s\nwant\n%s", bodies[1], without)
+					}
+				}
+				var fields map[string]json.RawMessage
+				mustUnmarshal(t, want, &fields)
+				if string(fields["stream"]) != "true" || string(fields["stream_options"]) != `{"include_usage":true}` {
+					t.Errorf("WireBody %s: want stream and stream_options", want)
+				}
+				if _, ok := fields["tools"]; ok != (len(req.Tools) > 0) {
+					t.Errorf("WireBody %s: tools present %v, want %v", want, ok, len(req.Tools) > 0)
+				}
+				if _, ok := fields["max_completion_tokens"]; ok != (req.MaxTokens > 0 && chat.UsesMaxCompletionTokens(req.Model)) {
+					t.Errorf("WireBody %s: max_completion_tokens present %v", want, ok)
+				}
+				for i, b := range bodies {
+					if bytes.Contains(b, []byte(testKey)) {
+						t.Errorf("request %d: the API key is in the body %s", i+1, b)
+					}
+					if auth[i] != "Bearer "+testKey {
+						t.Errorf("request %d: Authorization %q, want the key as a bearer token", i+1, auth[i])
+					}
+				}
+			})
 		}
 	}
 }

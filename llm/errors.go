@@ -34,10 +34,14 @@ const (
 	KindMalformed
 	// KindRequest is a request refused before sending (invalid parameters for the model).
 	KindRequest
-	// KindResponse is a non-stream answer that could not be decoded.
+	// KindResponse is an answer that could not be decoded: a model list, or a 2xx answer
+	// to a streamed request that is not an event stream (an HTML page, a JSON answer).
 	KindResponse
 	// KindResponseTimeout is a non-stream request (Models) left unanswered.
 	KindResponseTimeout
+	// KindTooLong is a reply cut at ctxlab's limits on its size (chat.MaxReplySize,
+	// chat.MaxToolArguments): Err is chat.ErrReplyTooLong or chat.ErrToolArgumentsTooLong.
+	KindTooLong
 )
 
 // Error is a failed exchange with a model server. Its text names the server, the status
@@ -82,6 +86,8 @@ func (e *Error) Error() string {
 		s = "invalid request for " + e.Server
 	case KindResponse:
 		s = "invalid response from " + e.Server
+	case KindTooLong:
+		s = "reply too long from " + e.Server
 	default:
 		s = "request to " + e.Server + " failed"
 	}

@@ -10,6 +10,9 @@ import (
 // Models lists the ids of the models the server offers (GET /models), sorted. The
 // request is bounded by FirstTokenTimeout and retried like a stream.
 func (c *Client) Models(ctx context.Context) ([]string, error) {
+	if e := c.refused(); e != nil {
+		return nil, e
+	}
 	for retries := 0; ; retries++ {
 		a := &attempt{}
 		ids, e := c.modelsOnce(ctx, a)

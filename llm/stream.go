@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -42,6 +43,11 @@ type Reply = chat.Reply
 //   - when ctx is done, the partial reply with Interrupted set, and ctx.Err();
 //   - when the stream breaks after it began (dropped connection, malformed chunk, idle
 //     timeout, in-band error), the partial reply with Interrupted set, and an *Error;
+//   - when the reply runs past chat.MaxReplySize bytes of text and tool calls, or a
+//     call's arguments past chat.MaxToolArguments, the reply as far as it fits (never
+//     splitting a character) with Interrupted set, and a KindTooLong *Error wrapping
+//     chat.ErrReplyTooLong or chat.ErrToolArgumentsTooLong: the stream is read no
+//     further;
 //   - otherwise an *Error (status, connection, first-token timeout).
 //
 // Failures before the first delta are retried (429, 5xx, refused or reset connections),
@@ -51,6 +57,9 @@ type Reply = chat.Reply
 func (c *Client) Stream(ctx context.Context, req chat.Request, onDelta func(Delta)) (*Reply, error) {
 	start := c.now()
 	r := &Reply{}
+	if e := c.refused(); e != nil {
+		return r, e
+	}
 	acc := &accumulator{onDelta: onDelta}
 	oreq := toOpenAI(req)
 	retries, dropped := 0, false
@@ -125,11 +134,17 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 	defer stream.Close()
 	for {
 		chunk, err := stream.Recv()
+		if err != nil && usageUnreadable(err) {
+			// The rest of the chunk is read: drop its usage, as an absurd one is dropped.
+			chunk.Usage, err = nil, nil
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) && context.Cause(actx) == nil && (acc.finish != "" || a.done.Load()) {
 				return true, nil
 			}
-			return true, c.streamError(err, actx)
+			// An answer that is no stream never began one: there is no reply to keep.
+			_, notStream := errAs[*notEventStream](err)
+			return !notStream, c.streamError(err, actx)
 		}
 		w.chunk() // before the callbacks: the idle timer measures the server's silence
 		first := !acc.delivered
@@ -140,10 +155,21 @@ func (c *Client) streamOnce(ctx context.Context, oreq openai.ChatCompletionReque
 		if acc.tooMany {
 			return true, c.redact.fix(&Error{Server: c.server, Kind: KindMalformed, Err: ErrTooManyToolCalls})
 		}
+		if acc.tooLong != nil {
+			return true, &Error{Server: c.server, Kind: KindTooLong, Err: acc.tooLong}
+		}
 		if active && !w.streaming {
 			w.firstToken()
 		}
 	}
+}
+
+// usageUnreadable reports whether err is a chunk's usage with a count that is not an
+// integer Go can hold (1e30, 1.5, "12"): encoding/json reads the rest of the chunk, and
+// the usage is as absurd as a count out of range, which usageOf drops.
+func usageUnreadable(err error) bool {
+	typ, ok := err.(*json.UnmarshalTypeError)
+	return ok && (typ.Field == "usage" || strings.HasPrefix(typ.Field, "usage."))
 }
 
 // requestError classifies a failure of the request itself (before any chunk).
@@ -197,8 +223,10 @@ func (c *Client) streamError(err error, actx context.Context) *Error {
 			e.Message = fmt.Sprint(api.Code)
 		}
 	case errors.As(err, &syntax), errors.As(err, &typ), errors.Is(err, openai.ErrTooManyEmptyStreamMessages),
-		errors.Is(err, ErrLineTooLong):
+		errors.Is(err, ErrLineTooLong), errors.Is(err, ErrNonEventLines):
 		e.Kind = KindMalformed
+	case errors.As(err, new(*notEventStream)):
+		e.Kind = KindResponse
 	case errors.Is(err, io.EOF):
 		e.Err = errEnded
 	}
@@ -280,6 +308,12 @@ type accumulator struct {
 	// tooMany says the reply opened more than chat.MaxToolCalls calls: the pieces of
 	// the calls past the limit are dropped, and the stream is read no further.
 	tooMany bool
+	// size counts the bytes kept: the text and the calls' ids, names and arguments.
+	size int
+	// tooLong is chat.ErrReplyTooLong or chat.ErrToolArgumentsTooLong once a piece ran
+	// past its limit: the piece is kept up to the limit, and the stream is read no
+	// further.
+	tooLong error
 }
 
 type toolCall struct {
@@ -317,14 +351,18 @@ func (a *accumulator) add(ch *openai.ChatCompletionStreamResponse) (delivered, a
 			continue
 		}
 		for _, s := range [...]string{c.Delta.Content, c.Delta.Refusal} {
-			if s != "" {
+			if a.tooLong != nil {
+				break
+			}
+			if s = a.fit(s, chat.MaxReplySize-a.size, chat.ErrReplyTooLong); s != "" {
 				a.text.WriteString(s)
+				a.size += len(s)
 				a.emit(Delta{Text: s})
 				got = true
 			}
 		}
 		for j := range c.Delta.ToolCalls {
-			if a.tooMany {
+			if a.tooMany || a.tooLong != nil {
 				break
 			}
 			if a.addToolCall(&c.Delta.ToolCalls[j]) {
@@ -348,23 +386,48 @@ func (a *accumulator) addToolCall(tc *openai.ToolCall) bool {
 		a.tooMany = true
 		return false
 	}
-	d := Delta{ToolCallIndex: t.index, Arguments: tc.Function.Arguments}
-	if tc.ID != "" && t.call.ID == "" {
-		t.call.ID = tc.ID
+	// The id and the name are kept once, the arguments piece by piece: each within what
+	// is left of the reply's size, and the arguments within the call's.
+	id, name := tc.ID, tc.Function.Name
+	if id != "" && t.call.ID == "" {
+		id = a.fit(id, chat.MaxReplySize-a.size, chat.ErrReplyTooLong)
+		t.call.ID = id
+		a.size += len(id)
 	}
-	if tc.Function.Name != "" && t.call.Function.Name == "" {
-		t.call.Function.Name = tc.Function.Name
+	if name != "" && t.call.Function.Name == "" {
+		name = a.fit(name, chat.MaxReplySize-a.size, chat.ErrReplyTooLong)
+		t.call.Function.Name = name
+		a.size += len(name)
 	}
 	if tc.Type != "" {
 		t.call.Type = string(tc.Type)
 	}
-	d.ToolCallID, d.ToolName = tc.ID, tc.Function.Name
-	t.args.WriteString(tc.Function.Arguments)
+	args := a.fit(tc.Function.Arguments, chat.MaxReplySize-a.size, chat.ErrReplyTooLong)
+	args = a.fit(args, chat.MaxToolArguments-t.args.Len(), chat.ErrToolArgumentsTooLong)
+	d := Delta{ToolCallIndex: t.index, ToolCallID: id, ToolName: name, Arguments: args}
+	t.args.WriteString(args)
+	a.size += len(args)
 	if d.ToolCallID == "" && d.ToolName == "" && d.Arguments == "" {
 		return false
 	}
 	a.emit(d)
 	return true
+}
+
+// fit returns s, or the longest prefix of s of at most room bytes that does not split a
+// UTF-8 sequence, noting limit as the reason the reply is cut.
+func (a *accumulator) fit(s string, room int, limit error) string {
+	if len(s) <= room {
+		return s
+	}
+	if a.tooLong == nil {
+		a.tooLong = limit
+	}
+	cut := max(room, 0)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // callFor returns the call a piece extends: the last call opened with the piece's index

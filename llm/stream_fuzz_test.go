@@ -38,6 +38,8 @@ func FuzzStream(f *testing.F) {
 			`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]},"finish_reason":"tool_calls"}]}` + "\n\n" + done,
 		`data: {"choices":[{"index":3,"delta":{"reasoning_content":"hm","content":null}}]}` + "\r\n\r\n" + done,
 		"event: ping\ndata: \n\n", "data: " + strings.Repeat("x", 1000),
+		": keep-alive\nid: 3\nretry: 5\n  \t\n" + textChunk("a") + "{\"error\":{\"message\":\"quota\"}}\n",
+		"\uFEFF<html><title>Sign in</title>", `{"object":"chat.completion","choices":[]}`,
 	} {
 		f.Add([]byte(s))
 	}

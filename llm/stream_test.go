@@ -80,6 +80,15 @@ func TestStreamUsage(t *testing.T) {
 			&chat.Usage{PromptTokens: 100, CompletionTokens: 20, TotalTokens: 120, CachedTokens: 64, ReasoningTokens: 7}},
 		{"null usage fields then usage", []string{`data: {"choices":[{"index":0,"delta":{"content":"x"}}],"usage":null}` + "\n\n", finishChunk("stop"), usageChunk(2, 1), done},
 			&chat.Usage{PromptTokens: 2, CompletionTokens: 1, TotalTokens: 3}},
+		// Issue 22 item 10: a count no int holds made the chunk malformed, and a complete
+		// reply interrupted. The usage is dropped, like any absurd usage, and the reply kept.
+		{"a usage chunk of 1e30 tokens", []string{textChunk("x"), finishChunk("stop"),
+			`data: {"choices":[],"usage":{"prompt_tokens":1e30,"completion_tokens":1,"total_tokens":2}}` + "\n\n", done}, nil},
+		{"a count that is not an integer, with text", []string{`data: {"choices":[{"index":0,"delta":{"content":"x"}}],"usage":{"prompt_tokens":1.5,"completion_tokens":"2"}}` + "\n\n",
+			finishChunk("stop"), done}, nil},
+		{"an unreadable detail after a believable usage", []string{every(5, 1), finishChunk("stop"),
+			`data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1,"total_tokens":6,"prompt_tokens_details":{"cached_tokens":-1e300}}}` + "\n\n", done},
+			&chat.Usage{PromptTokens: 5, CompletionTokens: 1, TotalTokens: 6}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -91,6 +100,9 @@ func TestStreamUsage(t *testing.T) {
 			r, err := c.Stream(context.Background(), hello(), nil)
 			if err != nil {
 				t.Fatalf("Stream: %v", err)
+			}
+			if r.Text == "" || r.Interrupted || r.FinishReason != "stop" {
+				t.Errorf("got text %q, interrupted %v, finish %q; want the whole reply", r.Text, r.Interrupted, r.FinishReason)
 			}
 			if !reflect.DeepEqual(r.Usage, tt.want) {
 				t.Errorf("got usage %+v, want %+v", r.Usage, tt.want)

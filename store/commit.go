@@ -357,7 +357,7 @@ func (w *turnWriter) insert(ctx context.Context, e *encodedTurn) error {
 		nullStr(t.UserMessageID), nullStr(t.AssistantMessageID), encTime(t.At), e.request, e.fired,
 		rep[0], rep[1], rep[2], rep[3], rep[4],
 		est.PromptTokens, est.CompletionTokens, est.TotalTokens, est.CachedTokens, est.ReasoningTokens,
-		int64(t.TTFT), int64(t.Latency), t.FinishReason, t.Error, e.responses)
+		int64(t.TTFT), int64(t.Latency), t.FinishReason, t.Error, e.responses, nullDigest(t.ContextDigest))
 	if err != nil {
 		err = dbErr(ctx, err, fmt.Sprintf("chat %q: turn %q", w.chatID, t.ID))
 		if isConflict(err) {

@@ -40,6 +40,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ctxlab/ctxlab/engine/diag"
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
 
@@ -158,8 +159,8 @@ func precheckExisting(path string) error {
 		return fmt.Errorf("%w: the file does not exist", ErrNoDatabase)
 	case err != nil:
 		return err
-	case fi.IsDir():
-		return invalidf("a directory, not a database file")
+	case !fi.Mode().IsRegular():
+		return invalidf("%s, not a database file", diag.FileKind(fi.Mode()))
 	case fi.Size() == 0:
 		return fmt.Errorf("%w: the file is empty", ErrNoDatabase)
 	}
@@ -191,8 +192,12 @@ func precheck(path string) error {
 	if path == Memory {
 		return nil
 	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	if err != nil {
 		return nil // a new file, or an error Open reports better
+	}
+	if !fi.Mode().IsRegular() { // a named pipe would block the open for ever
+		return invalidf("%s, not a database file", diag.FileKind(fi.Mode()))
 	}
 	sdb, err := openReadOnly(path)
 	if err != nil {
@@ -332,4 +337,12 @@ func nullStr(s string) any {
 		return nil
 	}
 	return s
+}
+
+// nullDigest is a turn's context digest as its column holds it: NULL when not known.
+func nullDigest(d *string) any {
+	if d == nil {
+		return nil
+	}
+	return *d
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ var migrationFixtures = []struct {
 	{7, "testdata/migrate/v7.sql", "fixture"},
 	{8, "testdata/migrate/v8.sql", "fixture"},
 	{9, "testdata/migrate/v9.sql", "fixture"},
+	{10, "testdata/migrate/v10.sql", "fixture"},
 }
 
 // openAt makes a database at path migrated to exactly version v.
@@ -81,7 +83,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 	}
 
 	for _, fx := range migrationFixtures {
-		t.Run("from v"+string(rune('0'+fx.version)), func(t *testing.T) {
+		t.Run(fmt.Sprintf("from v%d", fx.version), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "old.db")
 			raw := openAt(t, path, fx.version)
 			if fx.file != "" {
@@ -143,6 +145,16 @@ func checkFixtureChat(t *testing.T, d *DB, id string, v int) {
 	if !reflect.DeepEqual(tr.Responses, want) {
 		t.Errorf("fixture turn: responses %+v, want %+v", tr.Responses, want)
 	}
+	// Before version 10 a turn kept no digest of its context file: whether the file
+	// changed since is not known (nil), which is not "no context file" ("").
+	var digest *string
+	if v >= 10 {
+		d := "5d0b8ab61f3f3f1ed4f6c5d1b0fcd9c3a4b0b8f8a9e2e5b5a9f1c0d2e3f4a5b6"
+		digest = &d
+	}
+	if !reflect.DeepEqual(tr.ContextDigest, digest) {
+		t.Errorf("fixture turn: context digest %s, want %s", showDigest(tr.ContextDigest), showDigest(digest))
+	}
 	path, turns, _, err := d.PathWithTurns(ctx, id, "a1", nil)
 	if err != nil || len(path) != 2 || len(turns) != 1 || turns[0].ID != "t1" || turns[0].Number != 1 ||
 		turns[0].UserMessageID != "u1" || turns[0].Fired[0].Latches[0] != "kind" {
@@ -162,10 +174,14 @@ func checkFixtureChat(t *testing.T, d *DB, id string, v int) {
 		t.Errorf("export: %v", err)
 	}
 	u := chat.Message{ID: "u3", ParentID: "a1", Role: chat.RoleUser, Parts: []chat.Part{chat.TextPart("after the migration")}}
+	none := "" // sent with no context file
 	err = d.Commit(ctx, chat.Commit{ChatID: id, Branch: "main", ExpectHead: "a1", NewHead: "u3", Messages: []chat.Message{u},
-		Turns: []chat.Turn{{ID: "t3", UserMessageID: "u3", Estimated: chat.Usage{PromptTokens: 1}}}})
+		Turns: []chat.Turn{{ID: "t3", UserMessageID: "u3", Estimated: chat.Usage{PromptTokens: 1}, ContextDigest: &none}}})
 	if err != nil {
 		t.Fatalf("commit after the migration: %v", err)
+	}
+	if t3, err := d.Turn(ctx, id, "t3"); err != nil || t3.ContextDigest == nil || *t3.ContextDigest != "" {
+		t.Errorf("a turn sent with no context file: context digest %s, %v; want \"\"", showDigest(t3.ContextDigest), err)
 	}
 	if u, _ := d.ChatUsage(ctx, id); u.TotalTokens != 130 {
 		t.Errorf("usage after a commit: got %+v, want total 130", u)
@@ -314,4 +330,12 @@ func TestSearchText(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// showDigest shows a context digest: quoted, or nil.
+func showDigest(d *string) string {
+	if d == nil {
+		return "nil"
+	}
+	return strconv.Quote(*d)
 }

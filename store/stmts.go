@@ -23,8 +23,8 @@ const (
 			user_message_id, assistant_message_id, at, request, fired,
 			rep_prompt, rep_completion, rep_total, rep_cached, rep_reasoning,
 			est_prompt, est_completion, est_total, est_cached, est_reasoning,
-			ttft_ns, latency_ns, finish_reason, error, responses)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+			ttft_ns, latency_ns, finish_reason, error, responses, context_digest)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 	qInsDecisions = "INSERT INTO turn_decisions (turn_pk, decisions) VALUES (?, ?)"
 	qInsPiece     = "INSERT INTO json_pieces (text) VALUES (?) ON CONFLICT (text) DO NOTHING"
 	qPieceID      = "SELECT id FROM json_pieces WHERE text = ?"

@@ -35,7 +35,7 @@ func turnSelect(detail Detail) string {
 		t.ttft_ns, t.latency_ns, t.finish_reason, t.error, t.responses`)
 	}
 	if detail&DetailRequest != 0 {
-		b.WriteString(", t.request")
+		b.WriteString(", t.request, t.context_digest")
 	}
 	if detail&DetailDecisions != 0 {
 		b.WriteString(", d.decisions FROM turns t LEFT JOIN turn_decisions d ON d.turn_pk = t.pk")
@@ -56,6 +56,10 @@ type turnRow struct {
 	request   sql.RawBytes
 	decisions sql.RawBytes
 	responses sql.RawBytes
+	digest    sql.NullString // a NULL and a '' told apart, which RawBytes cannot do
+	// lastDigest is the context digest of the turn decoded before: the turns of a chat
+	// share one copy of each (most are sent with the same file).
+	lastDigest *string
 }
 
 func (r *turnRow) scan(rows *sql.Rows, detail Detail) error {
@@ -71,7 +75,7 @@ func (r *turnRow) scan(rows *sql.Rows, detail Detail) error {
 			&r.ttft, &r.lat, &t.FinishReason, &t.Error, &r.responses)
 	}
 	if detail&DetailRequest != 0 {
-		dest = append(dest, &r.request)
+		dest = append(dest, &r.request, &r.digest)
 	}
 	if detail&DetailDecisions != 0 {
 		dest = append(dest, &r.decisions)
@@ -107,6 +111,13 @@ func (r *turnRow) decode(t *chat.Turn, chatID string, detail Detail) error {
 	if detail&DetailRequest != 0 {
 		if err := json.Unmarshal(r.request, &t.Request); err != nil {
 			return fmt.Errorf("turn %q: request: %w", t.ID, err)
+		}
+		if r.digest.Valid {
+			if r.lastDigest == nil || *r.lastDigest != r.digest.String {
+				d := r.digest.String
+				r.lastDigest = &d
+			}
+			t.ContextDigest = r.lastDigest
 		}
 	}
 	if detail&DetailDecisions != 0 && r.decisions != nil {

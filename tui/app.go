@@ -36,6 +36,8 @@ type Chat interface {
 	Send(ctx context.Context, text string, emit func(engine.Event)) (*engine.TurnResult, error)
 	SendScripted(ctx context.Context, text, reply string, emit func(engine.Event)) (*engine.TurnResult, error)
 	SendUnanswered(ctx context.Context, text string) error
+	// SaveAgain saves a turn whose reply came but could not be saved.
+	SaveAgain(ctx context.Context, u *engine.UnsavedError) (*engine.TurnResult, error)
 	// LightTraces are the recorded traces of the active branch without their decisions
 	// (nil); TurnDetail reads one turn's, with the requests of its tool loop.
 	LightTraces(ctx context.Context) ([]engine.Trace, error)
@@ -156,8 +158,10 @@ type Model struct {
 
 	// The stream of the turn being sent.
 	stream *stream
-	// failed is a turn that saved nothing, kept under the transcript until the next send.
-	failed *turnItem
+	// failed is a turn that saved nothing, kept under the transcript until the next send;
+	// unsaved is its reply when it came but could not be saved (save_again tries again).
+	failed  *turnItem
+	unsaved *engine.UnsavedError
 
 	// The draft preview: seq numbers the requests; inFlight says one runs.
 	previewSeq      int
@@ -410,6 +414,7 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.setErr(fmt.Errorf("switch branch: %w", msg.err))
 		}
 		m.tr.ClearSelection()
+		m.rl.recheck = msg.err == nil // the branch's turns are compared with the file in force
 		return m, m.load(true)
 	case unansweredMsg:
 		if msg.err != nil {
@@ -419,6 +424,8 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// SendUnanswered gives no trace of the turn: read them all (rare: scripted
 		// chats only).
 		return m, m.load(true)
+	case savedAgainMsg:
+		return m, m.savedAgain(msg)
 	case editorMsg:
 		if msg.err != nil {
 			m.setErr(fmt.Errorf("editor: %w", msg.err))
@@ -479,7 +486,7 @@ func (m *Model) loaded(msg loadedMsg) tea.Cmd {
 	if m.opt.Present {
 		details = m.readAllDetails()
 	}
-	return tea.Batch(m.startPreview(), m.branchLoaded(), details)
+	return tea.Batch(m.startPreview(), m.branchLoaded(), details, m.recordedRead(msg.withTraces))
 }
 
 func (m *Model) setErr(err error) {
@@ -552,6 +559,8 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, km.Quit):
 		return m.quitOrCancel()
+	case key.Matches(k, km.SaveAgain):
+		return m.saveAgain()
 	case key.Matches(k, km.Help), !inComposer && key.Matches(k, km.HelpQ):
 		m.help, m.helpScroll = true, 0
 		return nil
@@ -710,7 +719,7 @@ func (m *Model) send() tea.Cmd {
 		return nil
 	}
 	m.lastErr = ""
-	m.failed = nil
+	m.failed, m.unsaved = nil, nil
 	m.dropFailed()
 	m.comp.Sent(text)
 	m.preview, m.previewText = nil, ""
@@ -724,7 +733,7 @@ func (m *Model) send() tea.Cmd {
 	item.live = &liveTurn{sent: m.now()}
 	m.tr.Append(item)
 	c := m.chat
-	return m.startStream(text, item, func(ctx context.Context, emit func(engine.Event)) error {
+	return m.startStream(text, item, true, func(ctx context.Context, emit func(engine.Event)) error {
 		_, err := c.Send(ctx, text, emit)
 		return err
 	})
@@ -732,7 +741,7 @@ func (m *Model) send() tea.Cmd {
 
 // dropFailed removes a failed turn shown under the transcript.
 func (m *Model) dropFailed() {
-	if last := m.tr.Last(); last != nil && last.err != "" && last.rec == nil {
+	if last := m.tr.Last(); last != nil && (last.err != "" || last.unsaved != "") && last.rec == nil {
 		m.tr.RemoveLast()
 	}
 }
@@ -755,7 +764,7 @@ func (m *Model) sendScripted() tea.Cmd {
 	item.version++
 	m.comp.EndReply()
 	c := m.chat
-	return m.startStream(text, item, func(ctx context.Context, emit func(engine.Event)) error {
+	return m.startStream(text, item, false, func(ctx context.Context, emit func(engine.Event)) error {
 		_, err := c.SendScripted(ctx, text, reply, emit)
 		return err
 	})
@@ -827,23 +836,31 @@ func (m *Model) syncInspector() {
 
 // turnView is what the inspector shows of the current turn (or the draft's preview).
 func (m *Model) turnView() turnView {
-	v := turnView{}
 	if m.preview != nil && !m.tr.Explicit() && m.comp.Draft() != "" && m.stream == nil {
-		v = turnView{Trace: m.preview, Preview: true}
+		v := turnView{Trace: m.preview, Preview: true, Live: !m.scripted}
 		if it := m.tr.Last(); it != nil && it.user != nil {
 			v.Prev = m.traces[it.user.ID]
 		}
-	} else if i := m.tr.Current(); i >= 0 {
-		it := m.tr.Item(i)
-		if it.user != nil {
-			v.Trace, v.Loop = m.traces[it.user.ID], m.loops[it.user.ID]
-			if it.live != nil && m.stream != nil && m.stream.plan != nil {
-				v.Trace, v.Loop, v.Streaming = m.stream.plan, m.stream.loop, true
-			}
+		return v
+	}
+	return m.itemView(m.tr.Current())
+}
+
+// itemView is what the inspector shows of the transcript's turn i (none for -1).
+func (m *Model) itemView(i int) turnView {
+	v := turnView{Live: !m.scripted}
+	it := m.tr.Item(i)
+	if it == nil {
+		return v
+	}
+	if it.user != nil {
+		v.Trace, v.Loop = m.traces[it.user.ID], m.loops[it.user.ID]
+		if it.live != nil && m.stream != nil && m.stream.plan != nil {
+			v.Trace, v.Loop, v.Streaming, v.Live = m.stream.plan, m.stream.loop, true, m.stream.live
 		}
-		if p := m.tr.Item(i - 1); p != nil && p.user != nil {
-			v.Prev = m.traces[p.user.ID]
-		}
+	}
+	if p := m.tr.Item(i - 1); p != nil && p.user != nil {
+		v.Prev = m.traces[p.user.ID]
 	}
 	return v
 }

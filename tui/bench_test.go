@@ -39,6 +39,10 @@ func (c *memChat) SendUnanswered(ctx context.Context, text string) error {
 	return err
 }
 
+func (c *memChat) SaveAgain(ctx context.Context, u *engine.UnsavedError) (*engine.TurnResult, error) {
+	return c.s.SaveAgain(ctx, u)
+}
+
 // LightTraces are the whole traces, decisions included: a MemStore holds them in memory
 // anyway, and TurnDetail is then never asked.
 func (c *memChat) LightTraces(ctx context.Context) ([]engine.Trace, error) {

@@ -323,7 +323,7 @@ func (m *Model) branchStream(op branchOp, n int, text string, reply *string) tea
 	done := &branchDone{}
 	m.br.done = done
 	b, c := m.branching(), m.chat
-	return m.startStream(text, item, func(ctx context.Context, emit func(engine.Event)) error {
+	return m.startStream(text, item, reply == nil && !m.scripted, func(ctx context.Context, emit func(engine.Event)) error {
 		var res *engine.TurnResult
 		var err error
 		if op == opEdit || op == opEditReply {
@@ -376,6 +376,7 @@ func (m *Model) stepVersion(n, d int) tea.Cmd {
 	}
 	target, mu, c := vs[to], m.chatMu, m.chat
 	m.br.needTraces = true
+	m.rl.recheck = true // the branch's turns are compared with the file in force
 	// The switch and the read of the branch in one Cmd, for the next frame: the traces
 	// are read after it (needTraces), and the cost, which a switch does not change (it
 	// covers every branch), is kept.
@@ -424,6 +425,7 @@ func (m *Model) restore(name string) tea.Cmd {
 		m.setErr(fmt.Errorf("restore: wait for the reply to finish (esc cancels it)"))
 		return nil
 	}
+	m.rl.recheck = true // the new branch's turns are compared with the file in force
 	c, mu := m.chat, m.chatMu
 	return func() tea.Msg {
 		mu.Lock()

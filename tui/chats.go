@@ -24,7 +24,7 @@ import (
 type Library interface {
 	Chats(ctx context.Context) ([]ctxapp.ChatSummary, error)
 	Search(ctx context.Context, text string) (map[string]bool, error)
-	Open(ctx context.Context, id string) (*ctxapp.Chat, string, error)
+	Open(ctx context.Context, id string, inForce *ctxfile.File) (*ctxapp.Chat, string, error)
 	New(file *ctxfile.File) (*ctxapp.Chat, error)
 	Rename(ctx context.Context, id, title string) error
 	Delete(ctx context.Context, id string) error
@@ -240,10 +240,11 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.traces, m.sent = map[string]*engine.Trace{}, map[string]*engine.Trace{}
 	m.loops, m.details = map[string]*turnLoop{}, map[string]bool{}
 	m.failed, m.preview, m.previewText, m.lastErr = nil, nil, "", ""
-	m.rl.reeval, m.rl.summary, m.rl.changed, m.rl.wouldSend, m.rl.errs = nil, "", nil, false, nil
+	m.rl.reeval, m.rl.summary, m.rl.wouldSend, m.rl.errs = nil, "", false, nil
 	m.rl.seq++ // a reload in flight was of the other chat
-	m.rl.running, m.rl.digest = false, ""
+	m.rl.running, m.rl.what, m.rl.recheck = false, "", true
 	m.rl.file = c.File() // no Cmd has the new chat yet
+	m.rl.opened = m.fileDigest()
 	switch f := m.rl.file; {
 	case f != nil && f.Path == "":
 		m.opt.ContextName = ctxapp.NoContextLabel
@@ -253,7 +254,7 @@ func (m *Model) switchChat(c *ctxapp.Chat) tea.Cmd {
 	m.tr.SetTraces(m.traces)
 	m.tr.SetMessages(s.Messages(), s.Turns())
 	m.tr.ClearSelection()
-	return tea.Batch(m.load(true), m.startWatch(), m.digestCmd())
+	return tea.Batch(m.load(true), m.startWatch())
 }
 
 // newChat starts a new chat (ctrl+n in the overlay) on the context file in force;
@@ -396,9 +397,9 @@ func (m *Model) openSelectedChat() tea.Cmd {
 	if sel == nil {
 		return nil
 	}
-	id := sel.ID
+	id, file := sel.ID, m.rl.file
 	return func() tea.Msg {
-		c, note, err := lib.Open(context.Background(), id)
+		c, note, err := lib.Open(context.Background(), id, file)
 		return chatOpenedMsg{chat: c, note: note, err: err}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
+	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
 // A copy (c, y) goes to the terminal's clipboard with OSC 52, in the form the terminal
@@ -218,7 +219,11 @@ func (m *Model) copied(msg copiedMsg) {
 	m.notice = msg.notice
 }
 
-// copyMessage copies the selected turn's reply, or its user message when it has none.
+// copyMessage copies the selected turn's reply, or its user message when it has none, as
+// the transcript shows it (inert.Visible): without escape sequences or control characters
+// but newline and tab, its invisible and bidi characters shown where they could mislead,
+// its emoji sequences as they were typed. Pasted into a shell, it can neither end a
+// bracketed paste nor press enter.
 func (m *Model) copyMessage() tea.Cmd {
 	it := m.tr.Item(m.tr.Current())
 	switch {
@@ -226,30 +231,36 @@ func (m *Model) copyMessage() tea.Cmd {
 		m.setErr(fmt.Errorf("copy: no turn is selected"))
 		return nil
 	case it.reply != nil:
-		return m.copyText(clip{"the reply", fmt.Sprintf("ctxlab-turn-%d-reply-*.md", it.num), messageText(it.reply)})
+		return m.copyText(clip{"the reply", fmt.Sprintf("ctxlab-turn-%d-reply-*.md", it.num), inert.Visible(messageText(it.reply))})
 	case it.user != nil:
-		return m.copyText(clip{"the user message", fmt.Sprintf("ctxlab-turn-%d-message-*.md", it.num), userText(it.user)})
+		return m.copyText(clip{"the user message", fmt.Sprintf("ctxlab-turn-%d-message-*.md", it.num), inert.Visible(userText(it.user))})
 	}
 	return nil
 }
 
-// copyRequest copies the selected turn's request body, as recorded (it holds no API key).
+// copyRequest copies the selected turn's request JSON as the Request tab shows it (it
+// holds no API key): the body on the wire for a turn sent to a model, the request as the
+// trace records it for one that sent nothing; of a tool loop, the request the tab shows;
+// while `n` shows it, what the reloaded file would send. Always whole, even while `d` shows
+// only what is new; every control, bidi and invisible character in it escaped
+// (inert.JSON): the same JSON, safe to paste.
 func (m *Model) copyRequest() tea.Cmd {
-	it := m.tr.Item(m.tr.Current())
-	var t = m.traces[""]
-	if it != nil && it.user != nil {
-		t = m.traces[it.user.ID]
-	}
+	v := m.reevalViewIn(m.itemView(m.tr.Current()), tabRequest)
+	t := v.Trace
 	if t == nil {
 		m.setErr(fmt.Errorf("copy: the selected turn has no request recorded"))
 		return nil
 	}
-	raw, err := t.Request.AppendJSON(nil)
+	k := 0
+	if shown := m.insp.turn; shown.Trace != nil && !shown.Preview && shown.Trace.UserMessageID == t.UserMessageID {
+		k = m.insp.shownStep()
+	}
+	raw, err := v.requestJSON(v.request(k))
 	if err != nil {
 		m.setErr(fmt.Errorf("copy: %w", err))
 		return nil
 	}
-	return m.copyText(clip{"the request JSON", fmt.Sprintf("ctxlab-turn-%d-request-*.json", t.Turn), string(raw)})
+	return m.copyText(clip{"the request JSON", fmt.Sprintf("ctxlab-turn-%d-request-*.json", t.Turn), string(inert.JSON(raw))})
 }
 
 // messageText is a message's text parts, joined by blank lines.

@@ -22,21 +22,26 @@ func TestTracesReadAfterFirstFrame(t *testing.T) {
 	drawn := make(chan struct{})
 	m := New(Options{Chat: c, FirstFrame: drawn, Now: v.clock.Now, Location: time.UTC, ContextName: "support.ctx.yaml"})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	batch, ok := m.Init()().(tea.BatchMsg)
-	if !ok {
-		t.Fatal("Init gave no batch of commands")
+	init := m.Init()
+	if init == nil {
+		t.Fatal("Init gave no command")
 	}
+	// Init's commands run as Bubble Tea runs them, each on a goroutine of its own.
 	loaded := make(chan loadedMsg, 1)
-	for _, cmd := range batch {
-		if cmd == nil {
-			continue
-		}
-		go func() {
-			if msg, ok := cmd().(loadedMsg); ok {
-				loaded <- msg
+	var run func(cmd tea.Cmd)
+	run = func(cmd tea.Cmd) {
+		switch msg := cmd().(type) {
+		case tea.BatchMsg:
+			for _, c := range msg {
+				if c != nil {
+					go run(c)
+				}
 			}
-		}()
+		case loadedMsg:
+			loaded <- msg
+		}
 	}
+	go run(init)
 	select {
 	case <-loaded:
 		t.Fatal("the traces were read before the first frame")

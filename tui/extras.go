@@ -13,7 +13,8 @@ import (
 // The root model's hooks for the reload, the chats overlay and the clipboard: the root
 // calls each in one place, so these features live in their own files.
 
-// initExtras starts the watch of the context file.
+// initExtras starts the watch of the context file; the first read of the traces compares
+// the file each turn was sent with with it.
 func (m *Model) initExtras() tea.Cmd {
 	if r, ok := m.chat.(reloader); ok { // no Cmd runs yet: the chat can be read
 		m.rl.file = r.File()
@@ -21,7 +22,8 @@ func (m *Model) initExtras() tea.Cmd {
 			m.rl.builtInPath = m.rl.file.Path
 		}
 	}
-	return tea.Batch(m.startWatch(), m.digestCmd())
+	m.rl.opened, m.rl.recheck = m.fileDigest(), true
+	return m.startWatch()
 }
 
 // extraMsg handles the messages of these features; ok is false for another message.
@@ -49,10 +51,8 @@ func (m *Model) extraMsg(msg tea.Msg) (tea.Cmd, bool) {
 	case copiedMsg:
 		m.copied(msg)
 		return nil, true
-	case digestMsg:
-		if msg.file == m.rl.file && m.rl.digest == "" {
-			m.rl.digest = msg.digest
-		}
+	case reevaluatedMsg:
+		m.reevaluated(msg)
 		return nil, true
 	}
 	if cmd, ok := m.branchingMsg(msg); ok {
@@ -152,8 +152,13 @@ func (m *Model) extraStatus(w int) []string {
 	switch {
 	case m.rl.running:
 		line := "reloading " + inert.DisplayLine(m.contextName()) + "…"
+		if m.rl.what != "" { // the file changed since turns of the chat opened were sent
+			line = m.rl.what + ":"
+		}
 		if m.rl.total > 0 {
 			line += fmt.Sprintf(" re-evaluating turn %d of %d", m.rl.done, m.rl.total)
+		} else if m.rl.what != "" {
+			line += " re-evaluating…"
 		}
 		return []string{fitLine(" "+m.th.Render(themes.Muted, line), w)}
 	case m.rl.summary == "":

@@ -52,6 +52,10 @@ type turnView struct {
 	Unsent bool
 	// Streaming says the turn is being sent: Trace is its plan, its reply streams.
 	Streaming bool
+	// Live says a model answers: while Streaming, the turn is sent to it; for a Preview
+	// or an Unsent request, it is what would be sent. A recorded turn says itself
+	// whether it was sent (engine.Trace.Sent).
+	Live bool
 }
 
 // chatView is what the inspector shows of the chat.

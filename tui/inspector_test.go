@@ -232,6 +232,7 @@ func TestInspectorGoldens(t *testing.T) {
 	// loop with no usage reported for its second request; the same turn saved before
 	// ctxlab kept each request's response; and a turn streaming its second request.
 	loop := support.sent[2]
+	loop.Sent = true // as a live model answered it
 	first := loop.Usage.Estimated.BySource.Total
 	loop.Responses = []engine.ResponseTrace{
 		{FinishReason: "tool_calls", Usage: &chat.Usage{PromptTokens: 373, CompletionTokens: 12, TotalTokens: 385, CachedTokens: 128},
@@ -282,8 +283,13 @@ func TestInspectorGoldens(t *testing.T) {
 		{name: "request_loop1", tab: tabRequest, view: turnView{Trace: &loop, Loop: loopReqs}},
 		{name: "request_loop2", tab: tabRequest, view: turnView{Trace: &loop, Loop: loopReqs}, step: 1},
 		{name: "request_unkept", tab: tabRequest, view: turnView{Trace: &unkept, Loop: loopReqs}, step: 1},
-		{name: "request_streaming1", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true}},
-		{name: "request_streaming2", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true}, step: 1},
+		{name: "request_streaming1", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true, Live: true}},
+		{name: "request_streaming2", tab: tabRequest, view: turnView{Trace: &plan, Loop: live, Streaming: true, Live: true}, step: 1},
+		// The end of the body: on the wire, the stream fields; as the trace records a
+		// scripted turn, none; what the draft would put on the wire of a live chat.
+		{name: "request_wire_end", tab: tabRequest, view: turnView{Trace: &loop, Loop: loopReqs}, keys: []string{"end"}},
+		{name: "request_scripted_end", tab: tabRequest, view: turnView{Trace: turn3}, keys: []string{"end"}},
+		{name: "request_would_send_end", tab: tabRequest, view: turnView{Trace: &previewTrace, Preview: true, Live: true}, keys: []string{"end"}},
 		{name: "request_unreported2", tab: tabRequest, view: turnView{Trace: &unreported, Loop: loopReqs}, step: 1},
 		{name: "usage_loop", tab: tabUsage, view: turnView{Trace: &loop, Loop: loopReqs}, chat: support.chatView()},
 		{name: "usage_loop_unreported", tab: tabUsage, view: turnView{Trace: &unreported, Loop: loopReqs}, chat: support.chatView()},
@@ -768,11 +774,11 @@ func TestInspectorCursorStaysInView(t *testing.T) {
 	}
 }
 
-// BenchmarkRequestBody renders the Request tab of a turn that sends 10,000 messages
-// (once per turn, tab and width; scrolling it then costs what BenchmarkInspectorRender
-// does).
+// BenchmarkRequestBody renders the Request tab of a turn that sent 10,000 messages to a
+// model (once per turn, tab and width; scrolling it then costs what
+// BenchmarkInspectorRender does).
 func BenchmarkRequestBody(b *testing.B) {
-	tr := &engine.Trace{Turn: 5000, Branch: "main"}
+	tr := &engine.Trace{Turn: 5000, Branch: "main", Sent: true}
 	for i := 0; i < 10000; i++ {
 		tr.Request.Messages = append(tr.Request.Messages, chat.WireMessage{Role: chat.RoleUser, Content: strings.Repeat("word ", 40)})
 	}

@@ -21,6 +21,7 @@ type keyMap struct {
 	Esc, Quit            key.Binding
 	Help, HelpQ          key.Binding
 	Reload, Chats        key.Binding
+	SaveAgain            key.Binding // a reply that could not be saved
 
 	// Composer.
 	Send, Newline, Editor, History key.Binding
@@ -82,6 +83,7 @@ func newKeyMap(rebound []keybind.Binding) *keyMap {
 		HelpQ:     b("help_short"),
 		Reload:    b("reload"),
 		Chats:     b("chats"),
+		SaveAgain: b("save_again"),
 
 		Send:    b("send"),
 		Newline: b("new_line"),
@@ -169,7 +171,7 @@ func (k *keyMap) anywhere() []key.Binding {
 	out := []key.Binding{k.NextFocus, k.PrevFocus}
 	out = append(out, k.Tabs[:]...)
 	out = append(out, k.TabDigits[:]...)
-	return append(out, k.Inspector, k.Reload, k.Chats, k.Esc, k.Quit, k.Help, k.HelpQ)
+	return append(out, k.Inspector, k.Reload, k.Chats, k.SaveAgain, k.Esc, k.Quit, k.Help, k.HelpQ)
 }
 
 // composer returns the composer's bindings.

@@ -56,12 +56,16 @@ type reloadState struct {
 	// (nil: none; the recorded traces are shown); summary says what changed.
 	reeval  map[string]*engine.Trace
 	summary string
-	// digest sums up the sources of the file in force (app.Digest): a reload that finds
-	// them unchanged marks no turn.
-	digest string
-	// changed are the turns sent before the last reload (by user message id): the
-	// header marks that the file changed since.
-	changed map[string]bool
+	// what says what the re-evaluation in flight is for, in the status line: "" for a
+	// reload, else that the file changed since turns of the chat opened were sent.
+	what string
+	// opened is the digest of the file in force when the chat was opened: a turn that
+	// recorded none (saved before ctxlab did) was sent before that, so the file changed
+	// since when the file in force is no longer that one (see fileChangeOf).
+	opened string
+	// recheck asks the next read of the traces to compare the digest each turn recorded
+	// with the file in force (compareRecorded): on opening a chat, on a branch switch.
+	recheck bool
 	// builtInPath is the path of the built-in demo context (Options.BuiltIn), whose
 	// name the header does not show.
 	builtInPath string
@@ -90,9 +94,16 @@ type reloadedMsg struct {
 	file   *ctxfile.File
 	err    error // the file does not load: its errors
 	traces []engine.Trace
-	digest string // of the new file's sources
-	moved  bool   // the chat is on the new file
-	rerr   error  // the file loads, but moving the chat to it or re-evaluating failed
+	moved  bool  // the chat is on the new file
+	rerr   error // the file loads, but moving the chat to it or re-evaluating failed
+}
+
+// reevaluatedMsg is the result of a re-evaluation of the branch under the file in force
+// (reevaluate).
+type reevaluatedMsg struct {
+	seq    int
+	traces []engine.Trace
+	err    error
 }
 
 // startWatch watches the chat's context file and the files it references, in a Cmd;
@@ -172,7 +183,7 @@ func (m *Model) reload() tea.Cmd {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		msg := reloadedMsg{seq: seq, file: file, digest: ctxapp.Digest(file.Sources())}
+		msg := reloadedMsg{seq: seq, file: file}
 		type result struct {
 			traces []engine.Trace
 			err    error
@@ -232,32 +243,24 @@ func (m *Model) reloaded(msg reloadedMsg) tea.Cmd {
 	if strings.HasPrefix(m.lastErr, "reload: ") { // an earlier reload's error is out of date
 		m.lastErr = ""
 	}
-	m.rl.file = msg.file
-	changed := msg.digest != m.rl.digest
-	m.rl.digest = msg.digest
+	m.rl.file, m.rl.recheck = msg.file, false // the reload re-evaluated the branch
 	if !(m.opt.BuiltIn && msg.file.Path == m.rl.builtInPath) {
 		m.opt.ContextName = filepath.Base(msg.file.Path)
 	}
 	if m.rl.sentDuring != msg.seq {
-		m.setReevaluated(msg.traces, changed)
+		m.setReevaluated(msg.traces, "reload: "+inert.DisplayLine(m.contextName()))
 	}
 	return tea.Batch(m.load(true), m.startWatch())
 }
 
-// setReevaluated shows the turns re-evaluated under the reloaded file, and sums up what
-// changed.
-func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
+// setReevaluated shows the turns re-evaluated under the file in force, and sums up what
+// changed after what they were re-evaluated for (what).
+func (m *Model) setReevaluated(traces []engine.Trace, what string) {
 	m.rl.reeval = make(map[string]*engine.Trace, len(traces))
-	if m.rl.changed == nil {
-		m.rl.changed = map[string]bool{}
-	}
 	decisions, turns := 0, 0
 	for i := range traces {
 		t := &traces[i]
 		m.rl.reeval[t.UserMessageID] = t
-		if changed {
-			m.rl.changed[t.UserMessageID] = true
-		}
 		n := len(t.Removed)
 		for _, d := range t.Decisions {
 			if d.Was != nil {
@@ -269,19 +272,28 @@ func (m *Model) setReevaluated(traces []engine.Trace, changed bool) {
 			turns++
 		}
 	}
-	m.rl.summary = fmt.Sprintf("reload: %s · %s changed in %d of %s",
-		inert.DisplayLine(m.contextName()), countNoun(decisions, "decision"), turns, countNoun(len(traces), "turn"))
+	m.rl.summary = fmt.Sprintf("%s · %s changed in %d of %s", what, countNoun(decisions, "decision"), turns, countNoun(len(traces), "turn"))
 	if len(traces) == 0 {
-		m.rl.summary = "reload: " + inert.DisplayLine(m.contextName()) + " · the next turn uses it"
+		m.rl.summary = what + " · the next turn uses it"
 	}
 }
 
-// sentClearsReload goes back to the recorded traces once the user sends.
+// sentClearsReload goes back to the recorded traces once the user sends: nothing is
+// re-evaluated again until the next reload, chat or branch.
 func (m *Model) sentClearsReload() {
-	m.rl.reeval, m.rl.summary, m.rl.wouldSend = nil, "", false
+	m.rl.reeval, m.rl.summary, m.rl.wouldSend, m.rl.recheck = nil, "", false, false
 	if m.rl.running {
 		m.rl.sentDuring = m.rl.seq
 	}
+}
+
+// recordedRead follows a load: when it read the traces of a chat opened or a branch
+// switched to (recheck), they are compared with the file in force.
+func (m *Model) recordedRead(withTraces bool) tea.Cmd {
+	if !withTraces || !m.rl.recheck {
+		return nil
+	}
+	return m.compareRecorded()
 }
 
 // contextName is the context file's name as the header shows it.
@@ -300,7 +312,10 @@ func diagLines(err error) []string {
 
 // reevalView shows a past turn as the reloaded file would have decided it: in Why, and in
 // Request and Prompt when wouldSend is on. Usage stays as recorded.
-func (m *Model) reevalView(v turnView) turnView {
+func (m *Model) reevalView(v turnView) turnView { return m.reevalViewIn(v, m.insp.Tab()) }
+
+// reevalViewIn is reevalView as the inspector's tab shows it.
+func (m *Model) reevalViewIn(v turnView, tab inspectorTab) turnView {
 	if v.Preview || v.Trace == nil || m.rl.reeval == nil {
 		return v
 	}
@@ -309,38 +324,160 @@ func (m *Model) reevalView(v turnView) turnView {
 		return v
 	}
 	name := inert.DisplayLine(m.contextName())
-	switch m.insp.Tab() {
+	switch tab {
 	case tabWhy:
 		v.Trace = re
 		v.Note = "re-evaluated under " + name + " (replay --context) · was → now"
 	case tabRequest, tabPrompt:
 		if m.rl.wouldSend {
 			v.Trace, v.Loop, v.Unsent = re, nil, true // what the file would send is the first request
+			v.Live = !m.scripted                      // sent to the chat's model, if it has one
 			if v.Prev != nil {
 				if p := m.rl.reeval[v.Prev.UserMessageID]; p != nil {
 					v.Prev = p
 				}
 			}
 			v.Note = "WOULD SEND under " + name + " · n: as recorded"
-		} else if m.insp.Tab() == tabRequest {
+		} else if tab == tabRequest {
 			v.Note = "AS RECORDED · n: what " + name + " would send"
 		}
 	}
 	return v
 }
 
-// fileMark is the header's mark when the context file changed since the selected turn
-// was sent (a reload that found it as it was marks nothing).
+// fileMark is the header's mark when the context file in force is not the one the
+// selected turn was sent with, as the turn's record says (see fileChangeOf), or when
+// that is not known.
 func (m *Model) fileMark() string {
-	if len(m.rl.changed) == 0 {
+	it := m.tr.Item(m.tr.Current())
+	if it == nil || it.user == nil {
 		return ""
 	}
-	i := m.tr.Current()
-	it := m.tr.Item(i)
-	if it == nil || it.user == nil || !m.rl.changed[it.user.ID] {
+	switch m.fileChangeOf(it.user.ID) {
+	case fileChanged:
+		return " (changed)"
+	case fileUnknown:
+		return " (changed?)" // the status line says why, on opening
+	}
+	return ""
+}
+
+// fileChange is whether the context file changed since a turn was sent.
+type fileChange int
+
+const (
+	fileSame    fileChange = iota // it is the file the turn was sent with (or the turn's record is not read yet)
+	fileChanged                   // it is not
+	fileUnknown                   // the turn recorded no digest, and the file did not change since the chat opened
+)
+
+// fileChangeOf says whether the file in force is the one the turn of user message id was
+// sent with: the digest its record keeps (chat.Turn.ContextDigest) against the file's.
+// A turn saved before ctxlab recorded digests was sent before the chat opened: if the file
+// changed since (a reload), it changed since the turn too; else it is not known, unless
+// there is no file at all now.
+func (m *Model) fileChangeOf(id string) fileChange {
+	t := m.traces[id]
+	if t == nil {
+		return fileSame
+	}
+	now := m.fileDigest()
+	switch d := t.ContextDigest; {
+	case d != nil && *d != now, d == nil && now != m.rl.opened:
+		return fileChanged
+	case d == nil && now != "":
+		return fileUnknown
+	}
+	return fileSame
+}
+
+// fileDigest is the digest of the context file in force ("" for none).
+func (m *Model) fileDigest() string {
+	if m.rl.file == nil {
 		return ""
 	}
-	return " (changed)"
+	return m.rl.file.Digest()
+}
+
+// compareRecorded follows the read of the traces of a chat opened, or of a branch switched
+// to: it compares the digest each turn recorded with the file in force. When the file
+// changed since a turn was sent, the branch is re-evaluated under it in the background
+// (reevaluate), so the Why tab shows was → now, as after a reload. Turns that recorded
+// no digest are said so in the status line, and are not re-evaluated for themselves
+// alone (ctrl+r does it).
+func (m *Model) compareRecorded() tea.Cmd {
+	m.rl.recheck = false
+	changed, unknown := 0, 0
+	for id := range m.traces {
+		switch m.fileChangeOf(id) {
+		case fileChanged:
+			changed++
+		case fileUnknown:
+			unknown++
+		}
+	}
+	name, total := inert.DisplayLine(m.contextName()), len(m.traces)
+	if changed == 0 {
+		if unknown > 0 {
+			note := fmt.Sprintf("not known if %s changed since %d of %s %s sent (ctxlab did not record it then) · %s re-evaluates them",
+				name, unknown, countNoun(total, "turn"), wasWere(unknown), m.keys.Reload.Help().Key)
+			m.notice = strings.TrimPrefix(m.notice+" · "+note, " · ")
+		}
+		return nil
+	}
+	what := fmt.Sprintf("%s changed since %d of %s %s sent", name, changed, countNoun(total, "turn"), wasWere(changed))
+	if unknown > 0 {
+		what += fmt.Sprintf(", not known for %d", unknown)
+	}
+	return m.reevaluate(what)
+}
+
+// wasWere is the verb for n things.
+func wasWere(n int) string {
+	if n == 1 {
+		return "was"
+	}
+	return "were"
+}
+
+// reevaluate re-evaluates the chat's branch under the file in force, off the UI loop, as
+// a reload does without loading the file again: the status line counts the turns, then
+// sums up what changed after what.
+func (m *Model) reevaluate(what string) tea.Cmd {
+	r, ok := m.chat.(reloader)
+	if !ok || m.rl.file == nil || m.stream != nil {
+		return nil
+	}
+	m.rl.seq++
+	m.rl.running, m.rl.what = true, what
+	m.rl.progress, m.rl.done, m.rl.total = &reloadProgress{}, 0, 0
+	seq, mu, file, pr := m.rl.seq, m.chatMu, m.rl.file, m.rl.progress
+	work := func() tea.Msg {
+		mu.Lock()
+		// As in a reload, it reads the branch as the chat has it now, then runs while
+		// the chat is free.
+		reeval := r.Reevaluation(file, func(d, t int) { pr.done.Store(int64(d)); pr.total.Store(int64(t)) })
+		mu.Unlock()
+		traces, err := reeval(context.Background())
+		return reevaluatedMsg{seq: seq, traces: traces, err: err}
+	}
+	return tea.Batch(work, reloadTick(seq))
+}
+
+// reevaluated takes the result of reevaluate.
+func (m *Model) reevaluated(msg reevaluatedMsg) {
+	if msg.seq != m.rl.seq {
+		return
+	}
+	what := m.rl.what
+	m.rl.running, m.rl.progress, m.rl.what = false, nil, ""
+	if msg.err != nil {
+		m.setErr(fmt.Errorf("re-evaluate under %s: %w", inert.DisplayLine(m.contextName()), msg.err))
+		return
+	}
+	if m.rl.sentDuring != msg.seq {
+		m.setReevaluated(msg.traces, what)
+	}
 }
 
 // closeReloadErrors closes the overlay of the reload errors; the status line goes on
@@ -368,20 +505,4 @@ func (m *Model) reloadOverlay(width, height int) []string {
 	}
 	out = append(out, "", " "+th.Render(themes.Muted, "fix the file and save it (or press ctrl+r) to reload"))
 	return fitBlock(out, width, height)
-}
-
-// digestCmd sums up the sources of the file in force, for the first reload to compare.
-func (m *Model) digestCmd() tea.Cmd {
-	f := m.rl.file
-	if f == nil || f.Path == "" {
-		return nil
-	}
-	paths := f.Sources()
-	return func() tea.Msg { return digestMsg{file: f, digest: ctxapp.Digest(paths)} }
-}
-
-// digestMsg is the digest of a file's sources.
-type digestMsg struct {
-	file   *ctxfile.File
-	digest string
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxlab/ctxlab/engine"
+	ctxapp "github.com/ctxlab/ctxlab/engine/app"
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/inert"
 	"github.com/ctxlab/ctxlab/themes"
@@ -18,13 +19,16 @@ const (
 	reminderCloseTag = "</system-reminder>"
 )
 
-// renderRequest renders the Request tab: the exact request body of the turn as the trace
-// has it, indented, with every <system-reminder> block highlighted; with d, only what is
-// new since the previous request. Pinned above it, what came back to the request: how the
-// reply ended, the usage the server reported, the time to its first token and its time.
-// A turn of a live tool loop sent several requests: the tab shows one of them ("request
-// 2/3"), the key steps to the next; the previous request of its second is its first, not
-// the previous turn's.
+// renderRequest renders the Request tab: the request of the turn exactly as it went to
+// the model, the body llm's client put on the wire (ctxapp.WireBody: "stream" and
+// "stream_options" added, an empty "tools" left out), or, when nothing was sent (a
+// scripted reply, a chat with no model), the request as the trace records it; a pinned
+// line says which (turnView.bodyForm). Indented, with every <system-reminder> block
+// highlighted; with d, only what is new since the previous request. Pinned above it, what
+// came back to the request: how the reply ended, the usage the server reported, the time
+// to its first token and its time. A turn of a live tool loop sent several requests: the
+// tab shows one of them ("request 2/3"), the key steps to the next; the previous request
+// of its second is its first, not the previous turn's.
 func (in *inspector) renderRequest(bb *tabBuilder) {
 	t := in.turn.Trace
 	if t == nil {
@@ -32,15 +36,14 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 		return
 	}
 	in.turnHeader(bb, t)
-	req := &t.Request
+	k := in.shownStep()
+	req := in.turn.request(k)
 	var prev *chat.Request
 	since := ""
 	if p := in.turn.Prev; p != nil {
 		prev, since = &p.Request, "turn "+strconv.Itoa(p.Turn)+"'s request"
 	}
 	if n := in.loopLen(); n > 1 {
-		k := min(in.reqStep, n-1)
-		req = &in.turn.Loop.requests[k]
 		step := ""
 		if in.loopKey != nil {
 			step = " · " + in.loopKey.Help().Key + ": the next"
@@ -48,22 +51,74 @@ func (in *inspector) renderRequest(bb *tabBuilder) {
 		bb.headSegs(tabSeg{themes.Accent, "request " + strconv.Itoa(k+1) + "/" + strconv.Itoa(n)},
 			tabSeg{themes.Muted, " of the tool loop" + step})
 		if k > 0 {
-			prev, since = &in.turn.Loop.requests[k-1], "request "+strconv.Itoa(k)
+			prev, since = in.turn.request(k-1), "request "+strconv.Itoa(k)
 		}
 	}
 	bb.head(themes.Muted, "model "+inert.DisplayLine(req.Model)+" · "+countNoun(req.Len(), "message")+" · "+
 		countNoun(len(req.Tools), "tool"))
-	in.responseHead(bb, min(in.reqStep, in.loopLen()-1))
+	bb.head(themes.Muted, in.turn.bodyForm())
+	in.responseHead(bb, k)
 	if in.onlyNew {
 		in.renderNew(bb, req, prev, since)
 		return
 	}
-	raw, err := req.AppendJSON(nil)
+	raw, err := in.turn.requestJSON(req)
 	if err != nil {
 		bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Display(err.Error()))
 		return
 	}
 	addJSONLines(bb, raw)
+}
+
+// shownStep is the request of the turn's tool loop the tab shows (0-based; 0 without a
+// loop).
+func (in *inspector) shownStep() int { return min(in.reqStep, in.loopLen()-1) }
+
+// request returns request k (0-based) of the turn: of its tool loop, or its one request.
+func (v *turnView) request(k int) *chat.Request {
+	if l := v.Loop; l != nil && len(l.requests) > 1 && k < len(l.requests) {
+		return &l.requests[k]
+	}
+	return &v.Trace.Request
+}
+
+// onWire reports whether the request shown went, or would go, to a model: the tab then
+// shows the body the client put (or would put) on the wire.
+func (v *turnView) onWire() bool {
+	switch {
+	case v.Trace == nil:
+		return false
+	case v.Preview || v.Unsent || v.Streaming:
+		return v.Live
+	}
+	return v.Trace.Sent
+}
+
+// requestJSON returns a request of the turn as the Request tab shows it, and `y` copies
+// it: the body on the wire when it went (or would go) to a model, else as recorded.
+func (v *turnView) requestJSON(req *chat.Request) ([]byte, error) {
+	if v.onWire() {
+		return ctxapp.WireBody(req)
+	}
+	return req.AppendJSON(nil)
+}
+
+// bodyForm says which form of the request the tab shows, and why.
+func (v *turnView) bodyForm() string {
+	t := v.Trace
+	switch {
+	case v.onWire() && (v.Preview || v.Unsent):
+		return "would send: the exact body on the wire"
+	case v.onWire():
+		return "sent: the exact body on the wire"
+	case v.Preview || v.Unsent:
+		return "no model configured: the request as the trace would record it"
+	case t.NotRecorded:
+		return "nothing known of what was sent: the request as the trace has it"
+	case t.Assistant == nil && !v.Streaming:
+		return "nothing sent (no reply): the request as the trace records it"
+	}
+	return "nothing sent (a scripted reply): the request as the trace records it"
 }
 
 // responseHead adds the pinned lines of what came back to request k (0-based) of the turn
@@ -122,7 +177,7 @@ func finishName(reason string) string {
 	if reason == "" {
 		return "none"
 	}
-	return inert.Line(reason)
+	return inert.DisplayLine(reason)
 }
 
 // renderNew renders what a request adds to the previous request (prev, since names it;
@@ -131,7 +186,7 @@ func finishName(reason string) string {
 func (in *inspector) renderNew(bb *tabBuilder, req, prev *chat.Request, since string) {
 	if prev == nil {
 		bb.head(themes.Added, "only what is new: no previous turn on this branch, all of it is new")
-		raw, err := req.AppendJSON(nil)
+		raw, err := in.turn.requestJSON(req)
 		if err != nil {
 			bb.text(themes.Error, 0, 2, "the request cannot be shown: "+inert.Display(err.Error()))
 			return

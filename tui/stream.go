@@ -38,6 +38,8 @@ type stream struct {
 	loop *turnLoop
 	// final says EventSaved or EventFailed arrived.
 	final bool
+	// live says the turn is sent to the model (not a reply the user wrote).
+	live bool
 }
 
 // streamMsg is a batch of a stream's events.
@@ -101,10 +103,10 @@ func (s *stream) wait() tea.Cmd {
 }
 
 // startStream sends a turn in a Cmd (run calls the chat) and starts waiting for its
-// events and the spinner.
-func (m *Model) startStream(text string, item *turnItem, run func(ctx context.Context, emit func(engine.Event)) error) tea.Cmd {
+// events and the spinner; live says the turn goes to the model.
+func (m *Model) startStream(text string, item *turnItem, live bool, run func(ctx context.Context, emit func(engine.Event)) error) tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &stream{notify: make(chan struct{}, 1), cancel: cancel, item: item, text: text}
+	s := &stream{notify: make(chan struct{}, 1), cancel: cancel, item: item, text: text, live: live}
 	m.stream = s
 	mu, wg := m.chatMu, m.sending
 	wg.Add(1)
@@ -217,6 +219,10 @@ func (m *Model) apply(s *stream, it *turnItem, ev engine.Event) {
 		}
 	case engine.EventFailed:
 		s.final = true
+		if u := (*engine.UnsavedError)(nil); errors.As(ev.Err, &u) {
+			m.keepUnsaved(it, u)
+			return
+		}
 		err := ev.Err
 		if errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("cancelled before any reply: nothing saved, the message is back in the composer")

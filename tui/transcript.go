@@ -25,8 +25,10 @@ type turnItem struct {
 
 	// A turn in progress has live set; its text and tools stream in.
 	live *liveTurn
-	// err is the error of a turn that saved nothing (shown under the user message).
-	err string
+	// err is the error of a turn that saved nothing (shown under the user message);
+	// unsaved the error of a turn whose reply came but could not be saved (shown under the
+	// reply).
+	err, unsaved string
 	// pendingReply marks a user message waiting for its scripted reply.
 	pendingReply bool
 	// typing marks a reply being typed out (presentation mode): how it ended is shown
@@ -430,7 +432,12 @@ func (t *transcript) renderTurn(it *turnItem, w int) []string {
 	case it.user != nil && (it.rec != nil || t.traces[it.user.ID] != nil) && it.err == "" && !it.pendingReply:
 		out = append(out, "  "+th.Render(themes.Muted, "(no reply)"))
 	}
-	if msg := t.turnError(it); msg != "" && it.err == "" && (it.reply != nil || it.live != nil) {
+	if it.unsaved != "" {
+		for _, l := range wrapToWidth("✗ NOT SAVED: "+inert.Display(it.unsaved), max(w-2, 1)) {
+			out = append(out, "  "+th.Render(themes.Error, l))
+		}
+	}
+	if msg := t.turnError(it); msg != "" && it.err == "" && it.unsaved == "" && (it.reply != nil || it.live != nil) {
 		if msg == context.Canceled.Error() {
 			msg = "cancelled"
 		}
@@ -648,7 +655,7 @@ func (t *transcript) finishLines(reason string, requests, w int) []string {
 		return nil
 	}
 	var out []string
-	for _, l := range wrapToWidth("⚠ "+inert.Line(note), max(w-2, 1)) {
+	for _, l := range wrapToWidth("⚠ "+inert.DisplayLine(note), max(w-2, 1)) {
 		out = append(out, "  "+t.th.Render(themes.Warning, l))
 	}
 	return out
@@ -656,12 +663,11 @@ func (t *transcript) finishLines(reason string, requests, w int) []string {
 
 // markdownLines lays out a reply's inert text as Markdown, indented: in pieces when it is
 // longer than MarkdownMaxBytes (mdPieces), each shown as plain text past a bound, with a
-// line saying why. A streamed reply's deltas are joined before this, so its emoji
-// sequences are rewritten for display (Cells) here, whole. A piece whose layout is not
-// done shows plain meanwhile, and sets t.pending.
+// line saying why. A piece whose layout is not done shows plain meanwhile, and sets
+// t.pending.
 func (t *transcript) markdownLines(text string, w int) []string {
 	var out []string
-	for _, piece := range mdPieces(inert.Cells(inert.ExpandTabs(text, 4))) {
+	for _, piece := range mdPieces(mdText(text)) {
 		if piece == "" {
 			continue
 		}
@@ -676,6 +682,12 @@ func (t *transcript) markdownLines(text string, w int) []string {
 	}
 	return out
 }
+
+// mdText is a reply's inert text as it is laid out: its invisible characters shown
+// (Visible), tabs expanded and emoji sequences rewritten for display (Cells). A streamed
+// reply's deltas are joined before this (into paragraphs, the tail), so that these see
+// whole sequences.
+func mdText(s string) string { return inert.Cells(inert.ExpandTabs(inert.Visible(s), 4)) }
 
 // mdLines are a layout's lines indented, and under them, for a text shown plain, why.
 func (t *transcript) mdLines(res mdResult, w int) []string {
@@ -810,7 +822,7 @@ func (t *transcript) liveLines(it *turnItem, w int) []string {
 	case blank:
 		lv.tailLines = nil
 	case lv.tailDirty || lv.tailW != mw || !lv.tailFresh:
-		res, fresh := t.md.Live(inert.Cells(inert.ExpandTabs(lv.tail, 4)), mw)
+		res, fresh := t.md.Live(mdText(lv.tail), mw)
 		lv.tailLines, lv.tailW, lv.tailFresh, lv.tailDirty = t.mdLines(res, w), mw, fresh, false
 	}
 	out = append(out, lv.tailLines...)
@@ -856,7 +868,7 @@ func (t *transcript) AddText(it *turnItem, delta string) {
 		lv.stable += len(stable)
 		for _, piece := range mdPieces(strings.TrimSpace(stable)) {
 			if piece != "" {
-				lv.blocks = append(lv.blocks, liveBlock{text: inert.Cells(inert.ExpandTabs(piece, 4))})
+				lv.blocks = append(lv.blocks, liveBlock{text: mdText(piece)})
 			}
 		}
 		lv.tail = tail

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ctxlab/ctxlab/engine"
 )
@@ -36,11 +37,15 @@ type AskResult struct {
 	// Branch is the branch the turn was saved on; Turns the branch's turn count.
 	Branch string
 	Turns  int
+	// Unsaved says the reply came but could not be saved (the error says why): Turn holds
+	// it as it would have been saved, and nothing of the turn is in the database.
+	Unsaved bool
 }
 
 // Ask sends one message to the configured model, in a new chat or a saved one, and saves
 // the turn. With no model configured it returns ErrAskNoModel before opening anything. A
-// reply cut short is saved and returned with its error, as engine.Session.Send does.
+// reply cut short is saved and returned with its error, as engine.Session.Send does; a
+// reply that could not be saved is returned too (AskResult.Unsaved), with the error.
 func Ask(ctx context.Context, opt Options, r AskRequest) (*AskResult, error) {
 	choice := ChooseContext(r.Context, func() string { return savedChatContext(ctx, opt, r.Chat, true) })
 	file, err := LoadContext(choice)
@@ -84,6 +89,11 @@ func Ask(ctx context.Context, opt Options, r AskRequest) (*AskResult, error) {
 		emit = func(ev engine.Event) { r.OnEvent(c.ID(), ev) }
 	}
 	res, err := c.Send(ctx, r.Text, emit)
+	var unsaved *engine.UnsavedError
+	if res == nil && errors.As(err, &unsaved) {
+		// The reply came but could not be saved: it is returned, to be shown, with the error.
+		return &AskResult{Turn: unsaved.Result, Context: choice, ChatID: c.ID(), DBPath: w.DBPath(), Unsaved: true}, err
+	}
 	if res == nil {
 		return nil, err
 	}

@@ -73,6 +73,11 @@ func (c *Chat) Send(ctx context.Context, text string, emit func(engine.Event)) (
 	return c.recordAfter(ctx)(c.sess.Send(ctx, engine.UserInput{Text: text}, c.model, engine.WithEvents(emit)))
 }
 
+// SaveAgain saves a turn whose reply came but could not be saved (engine.Session.SaveAgain).
+func (c *Chat) SaveAgain(ctx context.Context, u *engine.UnsavedError) (*engine.TurnResult, error) {
+	return c.recordAfter(ctx)(c.sess.SaveAgain(ctx, u))
+}
+
 // SendScripted sends text with a reply the user wrote (engine.Scripted): nothing is asked
 // of a model.
 func (c *Chat) SendScripted(ctx context.Context, text, reply string, emit func(engine.Event)) (*engine.TurnResult, error) {

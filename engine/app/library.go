@@ -76,15 +76,22 @@ func (l *Library) Search(ctx context.Context, text string) (map[string]bool, err
 	return out, nil
 }
 
-// Open opens a saved chat on the context file recorded for it (else l.File). note says
-// why the recorded file was not used ("" when it was, or none is recorded).
-func (l *Library) Open(ctx context.Context, id string) (c *Chat, note string, err error) {
+// Open opens a saved chat on the context file recorded for it (else l.File). A chat
+// recorded with the file the workbench has in force, inForce (nil: none), opens on it as
+// it is in force: a reload may have loaded it again since l.File was, and the chat's next
+// turn is sent with it. note says why the recorded file was not used ("" when it was, or
+// none is recorded).
+func (l *Library) Open(ctx context.Context, id string, inForce *ctxfile.File) (c *Chat, note string, err error) {
 	file := l.File
 	path, err := l.W.ChatContext(ctx, id)
 	if err != nil {
 		return nil, "", err
 	}
-	if path != "" && !samePath(path, file.Path) {
+	switch {
+	case path == "":
+	case inForce != nil && samePath(path, inForce.Path):
+		file = inForce
+	case !samePath(path, file.Path):
 		f, err := ctxfile.Load(path)
 		if err != nil {
 			note = fmt.Sprintf("the chat's context file %s does not load; using %s (%v)", path, file.Path, err)

@@ -36,19 +36,29 @@ func TestLibrary(t *testing.T) {
 	}
 
 	// Opening restores the recorded context file.
-	got, note, err := l.Open(ctx, c.ID())
+	got, note, err := l.Open(ctx, c.ID(), nil)
 	if err != nil || note != "" {
 		t.Fatalf("Open: %v, note %q", err, note)
 	}
 	if !samePath(got.File().Path, newFile.Path) {
 		t.Errorf("opened on %s, want the recorded %s", got.File().Path, newFile.Path)
 	}
+	// The recorded file is the one in force: the chat opens on it as it is in force (a
+	// reload loaded it again), not on l.File nor on a load of its own.
+	reloaded := demoFile(t, "support-edited.ctx.yaml")
+	if got, _, err := l.Open(ctx, c.ID(), reloaded); err != nil || got.File() != reloaded {
+		t.Errorf("Open with the recorded file in force: %v, not opened on it", err)
+	}
+	// Another file in force: the chat opens on the file it records.
+	if got, _, err := l.Open(ctx, other.ID(), reloaded); err != nil || !samePath(got.File().Path, oldFile.Path) {
+		t.Errorf("Open with another file in force: %v, want the chat's own file %s", err, oldFile.Path)
+	}
 	// A recorded file that no longer loads: the default one, and a note.
 	bad := filepath.Join(t.TempDir(), "gone.ctx.yaml")
 	if err := w.db.SetChatContext(ctx, c.ID(), bad); err != nil {
 		t.Fatal(err)
 	}
-	got, note, err = l.Open(ctx, c.ID())
+	got, note, err = l.Open(ctx, c.ID(), nil)
 	if err != nil || note == "" || got.File() != oldFile {
 		t.Errorf("Open with a missing file: got %v, note %q, file %s", err, note, got.File().Path)
 	}

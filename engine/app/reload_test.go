@@ -253,23 +253,3 @@ func TestSharedCounter(t *testing.T) {
 		t.Error("the count is not remembered")
 	}
 }
-
-func TestDigest(t *testing.T) {
-	dir := t.TempDir()
-	a := filepath.Join(dir, "a.yaml")
-	os.WriteFile(a, []byte("one"), 0o644)
-	paths := []string{a, dir}
-	d1 := Digest(paths)
-	if Digest(paths) != d1 {
-		t.Fatal("the digest of the same files differs")
-	}
-	os.WriteFile(a, []byte("two"), 0o644)
-	d2 := Digest(paths)
-	if d2 == d1 {
-		t.Error("an edit does not change the digest")
-	}
-	os.WriteFile(filepath.Join(dir, "b"), nil, 0o644)
-	if Digest(paths) == d2 {
-		t.Error("a new file in a folder does not change the digest")
-	}
-}

@@ -170,7 +170,10 @@ type ScriptRun struct {
 	// OnTurn is called after each turn (and regenerated reply) is saved; OnStep after each
 	// branch operation, with a line describing it. Either may be nil.
 	OnTurn func(st *script.Step, res *engine.TurnResult)
-	OnStep func(st *script.Step, what string)
+	// OnUnsaved is called with a turn whose reply came but could not be saved; the run then
+	// ends with the error.
+	OnUnsaved func(st *script.Step, res *engine.TurnResult)
+	OnStep    func(st *script.Step, what string)
 	// OnEvent, when not nil, receives each turn's events as it runs (script.Runner's
 	// OnEvent): what a streaming output prints as the reply arrives.
 	OnEvent func(st *script.Step, chatID string, ev engine.Event)
@@ -305,7 +308,8 @@ func RunScript(ctx context.Context, opt Options, r ScriptRun) (*ScriptResult, er
 		_, err := w.db.Chat(ctx, sc.Chat.ID)
 		costly = err == nil
 	}
-	runner := script.Runner{Engine: eng, Model: LiveModel(settings), PlanAhead: true, OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice}
+	runner := script.Runner{Engine: eng, Model: LiveModel(settings), PlanAhead: true, OnStep: r.OnStep, OnEvent: r.OnEvent, OnNotice: r.OnNotice,
+		OnUnsaved: r.OnUnsaved}
 	runner.OnTurn = func(st *script.Step, tr *engine.TurnResult) {
 		if _, priced := tr.Turn.Priced(); priced {
 			costly = true

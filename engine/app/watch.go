@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,27 +112,4 @@ func Watch(ctx context.Context, paths []string) (<-chan struct{}, error) {
 		}
 	}()
 	return out, nil
-}
-
-// Digest sums up the content of files (a context file's Sources): two digests are equal
-// when no file changed (a folder counts by the names in it). A file that cannot be read
-// counts as missing.
-func Digest(paths []string) string {
-	h := sha256.New()
-	for _, p := range paths {
-		fmt.Fprintf(h, "%s\x00", p)
-		if entries, err := os.ReadDir(p); err == nil {
-			for _, e := range entries {
-				fmt.Fprintf(h, "%s\x00", e.Name())
-			}
-			continue
-		}
-		if b, err := os.ReadFile(p); err == nil {
-			fmt.Fprintf(h, "%d\x00", len(b))
-			h.Write(b)
-		} else {
-			h.Write([]byte("missing\x00"))
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil))
 }

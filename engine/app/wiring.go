@@ -118,9 +118,14 @@ func NameServerModel(ctx context.Context, s *Settings) error {
 
 // NewClient returns a client for the resolved server.
 func NewClient(s Settings) *llm.Client {
-	return llm.New(llm.Options{BaseURL: s.Endpoint(), APIKey: s.APIKey.Value.Reveal(), ConnectTimeout: s.ConnectTimeout.Value,
-		FirstTokenTimeout: s.FirstTokenTimeout.Value, IdleTimeout: s.IdleTimeout.Value})
+	return llm.New(llm.Options{BaseURL: s.Endpoint(), APIKey: s.APIKey.Value.Reveal(), AllowHTTPKey: s.AllowHTTPKey.Value,
+		ConnectTimeout: s.ConnectTimeout.Value, FirstTokenTimeout: s.FirstTokenTimeout.Value, IdleTimeout: s.IdleTimeout.Value})
 }
+
+// WireBody returns the JSON body the live model's client sends for r, byte for byte
+// (llm.WireBody): the request's own JSON without an empty "tools" list, with "stream" and
+// "stream_options". A front end shows it as the request on the wire; it holds no API key.
+func WireBody(r *chat.Request) ([]byte, error) { return llm.WireBody(r) }
 
 // Models lists the models the configured server offers.
 func Models(ctx context.Context, s Settings) ([]string, error) {

@@ -24,7 +24,8 @@ type Detail uint8
 const (
 	// DetailStats fills Reported, Estimated, TTFT, Latency, FinishReason and Error.
 	DetailStats Detail = 1 << iota
-	// DetailRequest fills Request: to show a turn or rebuild the request it sent.
+	// DetailRequest fills Request and ContextDigest: to show a turn or rebuild the
+	// request it sent.
 	DetailRequest
 	// DetailDecisions fills Decisions: to show a turn's decisions or compare them in a
 	// replay.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // MaxParts is the most parts a store accepts in one message.
@@ -155,7 +156,35 @@ func CheckTurn(t *Turn) error {
 	if err := checkEstimate(t.ID, t.Request.Estimate); err != nil {
 		return err
 	}
+	if d := t.ContextDigest; d != nil {
+		if msg := digestProblem(*d); msg != "" {
+			return fieldErr([]any{"context_digest"}, "turn %q: context_digest %s; want %d lower-case hexadecimal digits "+
+				"(the SHA-256 of the context file the turn was sent with), or \"\" for a turn sent with no context file",
+				t.ID, msg, ContextDigestLen)
+		}
+	}
 	return within(CheckTime(t.At, "turn "+Quote(t.ID)), "at")
+}
+
+// ContextDigestLen is the length of a turn's context digest (Turn.ContextDigest): the
+// SHA-256 in lower-case hexadecimal digits.
+const ContextDigestLen = 64
+
+// digestProblem says what is wrong with a context digest, "" when nothing is.
+func digestProblem(d string) string {
+	if d == "" {
+		return ""
+	}
+	if len(d) != ContextDigestLen {
+		return fmt.Sprintf("has %d bytes", len(d))
+	}
+	for i := 0; i < len(d); i++ {
+		if c := d[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			r, _ := utf8.DecodeRuneInString(d[i:])
+			return fmt.Sprintf("holds %s at byte %d", Quote(string(r)), i+1)
+		}
+	}
+	return ""
 }
 
 // checkEstimate refuses a turn's estimate with a negative size (nil is no estimate).

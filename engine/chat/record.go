@@ -124,6 +124,14 @@ type Turn struct {
 	// tool loop. Empty for a turn saved before ctxlab kept them (and for one saved
 	// without a reply).
 	Responses []Response `json:"responses,omitempty"`
+	// ContextDigest is the digest of the context file the turn was sent with
+	// (ctxfile.File.Digest: ContextDigestLen lower-case hexadecimal digits), "" for a
+	// turn sent with no context file (a plain chat); nil when it is not known (a turn
+	// saved before ctxlab recorded it, or imported from an export without it). A
+	// regenerated reply keeps the digest of the turn it regenerates, whose request it
+	// sends again. Stores read it with DetailRequest; turns may share one copy, which is
+	// never written through.
+	ContextDigest *string `json:"context_digest,omitempty"`
 }
 
 // Response is the response side of one request of a turn: how the reply to it ended,

@@ -1,8 +1,11 @@
 package ctxfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"os"
 	"path/filepath"
 
@@ -41,6 +44,7 @@ func Parse(path string, data []byte) (*File, error) {
 		r:     &yamlx.Reader{File: path},
 		data:  data,
 		exprs: map[string]predicates.Predicate{},
+		sum:   sha256.New(),
 		f: &File{
 			Path:        path,
 			Dir:         filepath.Dir(path),
@@ -49,7 +53,9 @@ func Parse(path string, data []byte) (*File, error) {
 			Classifiers: map[string]*predicates.Classifier{},
 		},
 	}
+	l.digestPart("", data)
 	if root == nil {
+		l.f.digest = hex.EncodeToString(l.sum.Sum(nil))
 		return l.f, nil
 	}
 	l.f.sources = []string{path}
@@ -57,6 +63,7 @@ func Parse(path string, data []byte) (*File, error) {
 	if err := l.r.Err(); err != nil {
 		return nil, err
 	}
+	l.f.digest = hex.EncodeToString(l.sum.Sum(nil))
 	return l.f, nil
 }
 
@@ -68,6 +75,17 @@ type loader struct {
 	// exprs are the expressions parsed so far, by source: a file often repeats a condition,
 	// and a predicate, immutable, can serve every place that writes it.
 	exprs map[string]predicates.Predicate
+	// sum sums up what the file and the files it names hold, as they are read (see
+	// File.Digest).
+	sum hash.Hash
+}
+
+// digestPart adds to the digest what was read of one file: name is its path as the context
+// file writes it ("" for the context file itself), data what was read of it. Each part is
+// its name and its length, then its bytes, so that parts cannot run into each other.
+func (l *loader) digestPart(name string, data []byte) {
+	fmt.Fprintf(l.sum, "%s\x00%d\x00", name, len(data))
+	l.sum.Write(data)
 }
 
 var topKeys = []string{
@@ -242,13 +260,13 @@ func (l *loader) system(n *yaml.Node) {
 }
 
 // decodeOptions are the options of a fragment decoding, which records the files it reads
-// in the file's sources.
+// in the file's sources, and what it read of them in its digest.
 func (l *loader) decodeOptions() fragment.DecodeOptions {
 	return fragment.DecodeOptions{File: l.r.File, BaseDir: l.f.Dir, Read: func(p string) {
 		if !contains(l.f.sources, p) {
 			l.f.sources = append(l.f.sources, p)
 		}
-	}}
+	}, Content: l.digestPart}
 }
 
 // addErr records an error from another decoder, keeping its positions.

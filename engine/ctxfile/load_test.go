@@ -2,8 +2,6 @@ package ctxfile
 
 import (
 	"bytes"
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -337,17 +335,6 @@ func TestLoadMissing(t *testing.T) {
 	_, err := Load(filepath.Join(t.TempDir(), "nope.ctx.yaml"))
 	if err == nil || !strings.HasSuffix(err.Error(), "nope.ctx.yaml: no such file") || !diag.IsInvalidInput(err) {
 		t.Errorf("got %v, want FILE: no such file, an invalid input", err)
-	}
-}
-
-func TestLoadDirectory(t *testing.T) {
-	_, err := Load(t.TempDir())
-	if err == nil || diag.IsInvalidInput(err) {
-		t.Errorf("got %v, want a read error", err)
-	}
-	var pe *os.PathError
-	if !errors.As(err, &pe) {
-		t.Errorf("got %T, want the wrapped *os.PathError", err)
 	}
 }
 

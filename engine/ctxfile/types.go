@@ -35,7 +35,21 @@ type File struct {
 
 	// sources are the paths the file was loaded from (see Sources).
 	sources []string
+	// digest sums up what they held (see Digest).
+	digest string
 }
+
+// Digest sums up the context file as it was loaded: the SHA-256, in lower-case hex
+// (chat.ContextDigestLen digits), of its
+// bytes and of what was read of each file it names (the bytes of a `file:` fragment, the
+// front matter of each SKILL.md of the skills folder, which is all ctxlab reads of it),
+// each under its path as the context file writes it. Two loads give the same digest
+// exactly when they read the same bytes: whatever the directory ctxlab runs in, wherever
+// the context file's folder is moved, and whatever the context file is named. It is
+// computed once, while the file loads; a turn records the digest of the file it was sent
+// with (chat.Turn.ContextDigest). A File not made by Load or Parse (a plain chat, with no
+// context file) has none: "".
+func (f *File) Digest() string { return f.digest }
 
 // Sources returns the paths the file was loaded from: the context file itself, then each
 // file a `file:` fragment read, the skills folder and each SKILL.md in it, in the order

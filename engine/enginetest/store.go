@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,6 +71,10 @@ func newFixture() *fixture {
 	}
 	f.t2.Responses = []chat.Response{{FinishReason: "stop", Usage: f.t2.Reported, EstimatedPrompt: 18, TTFT: 5 * time.Millisecond,
 		Latency: 20 * time.Millisecond}}
+	// Turns 1 and 2 were sent with one context file, turn 3 with none (a plain chat);
+	// turn 4 was saved before ctxlab recorded it (not known).
+	sent, none := strings.Repeat("0123456789abcdef", 4), ""
+	f.t1.ContextDigest, f.t2.ContextDigest, f.t3.ContextDigest = &sent, &sent, &none
 	return f
 }
 

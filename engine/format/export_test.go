@@ -35,9 +35,13 @@ func richChat(t testing.TB, db *store.DB) {
 		n++
 		return storetest.TurnCommit("demo-1", "", n, branch, head, text, decisions)
 	}
+	// The first two turns were sent with a context file, the third with none, the others
+	// before ctxlab recorded it (not known).
+	sent, none := strings.Repeat("0f1e2d3c4b5a6978", 4), ""
 	h := ""
 	for range 2 {
 		c := step("main", h, fmt.Sprintf("message number %d about topic%d", n+1, n%7))
+		c.Turns[0].ContextDigest = &sent
 		if err := db.Commit(ctx, c); err != nil {
 			t.Fatal(err)
 		}
@@ -63,6 +67,7 @@ func richChat(t testing.TB, db *store.DB) {
 			EstimatedPrompt: 45, TTFT: 110 * time.Millisecond, Latency: 300 * time.Millisecond},
 		{FinishReason: "length", EstimatedPrompt: 54, TTFT: 10 * time.Millisecond, Latency: 150 * time.Millisecond},
 	}
+	c.Turns[0].ContextDigest = &none
 	if err := db.Commit(ctx, c); err != nil {
 		t.Fatal(err)
 	}
@@ -256,6 +261,12 @@ func TestImportRejects(t *testing.T) {
 			`responses[1].latency 90000000000000 is out of range`, "turns[2].responses[1].latency"},
 		{"response usage negative", func(e *format.Export) { e.Turns[2].Responses[0].Usage.CachedTokens = -1 },
 			`responses[0].usage.cached_tokens -1 is out of range`, "turns[2].responses[0].usage.cached_tokens"},
+		{"context digest too short", func(e *format.Export) { d := (*e.Turns[0].ContextDigest)[:63]; e.Turns[0].ContextDigest = &d },
+			`turn "demo-1-t1": context_digest has 63 bytes; want 64 lower-case hexadecimal digits`, "turns[0].context_digest"},
+		{"context digest in capitals", func(e *format.Export) { d := strings.ToUpper(*e.Turns[1].ContextDigest); e.Turns[1].ContextDigest = &d },
+			`context_digest holds "F" at byte 2; want 64 lower-case hexadecimal digits`, "turns[1].context_digest"},
+		{"context digest of another kind", func(e *format.Export) { d := strings.Repeat("é", 32); e.Turns[3].ContextDigest = &d },
+			`context_digest holds "é" at byte 1`, "turns[3].context_digest"},
 		{"decisions not a list", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`{"id": "x"}`) }, `want an array, not an object`, "turns[0].decisions"},
 		{"decision id a number", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": 1}]`) }, `want a string, not the number 1`, "turns[0].decisions[0].id"},
 		{"decision source", func(e *format.Export) { e.Turns[0].Decisions = json.RawMessage(`[{"id": "x"}]`) }, `source "", want "reminder" or "instruction"`, "turns[0].decisions[0].source"},

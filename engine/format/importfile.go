@@ -50,6 +50,9 @@ type ImportFile struct {
 // ReadImportFile reads the import file at path (of at most MaxExportSize bytes) and
 // checks all of it, as ImportChat will, before any database is opened. See ReadImport.
 func ReadImportFile(path string, opt ImportOptions) (*ImportFile, error) {
+	if err := diag.CheckFile(path, "an import"); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, &diag.Error{File: path, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}

@@ -50,9 +50,10 @@ type mdWriter struct {
 }
 
 // printf and str are the writer's only ways out: every piece passes through inert, so a
-// message, a tool's data or a title can never drive the terminal the transcript is read in.
+// message, a tool's data or a title can never drive the terminal the transcript is read in,
+// nor hide a bidi control or an invisible character there (inert.Visible).
 func (m *mdWriter) printf(format string, args ...any) { m.str(fmt.Sprintf(format, args...)) }
-func (m *mdWriter) str(s string)                      { m.w.WriteString(inert.Text(s)) }
+func (m *mdWriter) str(s string)                      { m.w.WriteString(inert.Visible(s)) }
 
 func (m *mdWriter) write(in *Input) {
 	branch := in.Branch

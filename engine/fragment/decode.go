@@ -20,6 +20,13 @@ type DecodeOptions struct {
 	// reads (a `file:` fragment, the skills folder and each SKILL.md), resolved against
 	// the base directory: what a watcher of the context file must watch too.
 	Read func(path string)
+	// Content, when not nil, is called with what the decoding read of each file, in the
+	// order read: the bytes of a `file:` fragment, the front matter of a SKILL.md (its
+	// body is never read). name is the file's path as the context file writes it,
+	// cleaned and with slashes (a SKILL.md's: the skills folder's, then its folder's
+	// name, then SKILL.md), so it depends neither on the directory ctxlab runs in nor on
+	// where the context file's folder is.
+	Content func(name string, data []byte)
 }
 
 // read reports a path read to o.Read.
@@ -28,6 +35,17 @@ func (o DecodeOptions) read(path string) {
 		o.Read(path)
 	}
 }
+
+// content reports what was read of the file the context file names name to o.Content.
+func (o DecodeOptions) content(name string, data []byte) {
+	if o.Content != nil {
+		o.Content(name, data)
+	}
+}
+
+// writtenName is a path as the context file writes it, cleaned and with slashes: the
+// name Content reports it by.
+func writtenName(p string) string { return filepath.ToSlash(filepath.Clean(p)) }
 
 // baseDir returns the directory relative paths are resolved against.
 func (o DecodeOptions) baseDir() string {

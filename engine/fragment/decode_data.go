@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxlab/ctxlab/engine/diag"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -247,11 +248,12 @@ func (d *decoder) file(key, node *yaml.Node) Value {
 		return nil
 	}
 	d.opt.read(d.opt.resolve(n.Value))
-	text, msg := readFile(d.opt.resolve(n.Value))
+	text, raw, msg := readFile(d.opt.resolve(n.Value))
 	if msg != "" {
 		d.errorf(n, "%s: %s", n.Value, msg)
 		return nil
 	}
+	d.opt.content(writtenName(n.Value), raw)
 	if text == "" {
 		d.errorf(n, "%s: file is empty", n.Value)
 		return nil
@@ -260,32 +262,31 @@ func (d *decoder) file(key, node *yaml.Node) Value {
 }
 
 // readFile reads a `file:` fragment: a regular file of at most maxFileBytes. CRLF becomes LF
-// and the final newline is dropped. A non-empty msg says what is wrong.
-func readFile(path string) (text, msg string) {
+// and the final newline is dropped in text; raw is the file's bytes as read. A non-empty
+// msg says what is wrong.
+func readFile(path string) (text string, raw []byte, msg string) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return "", fsMessage(err, "file")
+		return "", nil, fsMessage(err, "file")
 	}
 	switch {
-	case fi.IsDir():
-		return "", "is a directory"
 	case !fi.Mode().IsRegular():
-		return "", "not a regular file"
+		return "", nil, "is " + diag.FileKind(fi.Mode()) + ", not a file"
 	case fi.Size() > maxFileBytes:
-		return "", fmt.Sprintf("file too large (%d bytes, at most %d)", fi.Size(), maxFileBytes)
+		return "", nil, fmt.Sprintf("file too large (%d bytes, at most %d)", fi.Size(), maxFileBytes)
 	}
 	b, err := readAtMost(path, maxFileBytes)
 	if err != nil {
-		return "", fsMessage(err, "file")
+		return "", nil, fsMessage(err, "file")
 	}
 	if len(b) > maxFileBytes {
-		return "", fmt.Sprintf("file too large (more than %d bytes)", maxFileBytes)
+		return "", nil, fmt.Sprintf("file too large (more than %d bytes)", maxFileBytes)
 	}
 	if msg := badText(b); msg != "" {
-		return "", msg
+		return "", nil, msg
 	}
 	text = strings.ReplaceAll(string(b), "\r\n", "\n")
-	return strings.TrimSuffix(text, "\n"), ""
+	return strings.TrimSuffix(text, "\n"), b, ""
 }
 
 // badText says where a `file:` fragment holds bytes that are not text: the first byte that

@@ -88,7 +88,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"data merge key", "- fragment:\n    name: x\n    data:\n      <<: {a: 1}\n", "ctx.yaml:4:7: merge keys (<<) are not supported in fragment.data"},
 		{"data bad key", "- fragment: {name: x, data: {[a]: 1}}", "ctx.yaml:1:30: keys in fragment.data must be texts, got a list"},
 		{"file missing", "- fragment: {name: schema, file: ./nope.sql}", "ctx.yaml:1:34: ./nope.sql: no such file"},
-		{"file is dir", "- fragment: {name: s, file: ./skills}", "ctx.yaml:1:29: ./skills: is a directory"},
+		{"file is dir", "- fragment: {name: s, file: ./skills}", "ctx.yaml:1:29: ./skills: is a directory, not a file"},
 		{"file not path", "- fragment: {name: s, file: [a]}", "ctx.yaml:1:29: fragment.file must be a path, got a list"},
 
 		{"skills missing", "- skills: ./nope", "ctx.yaml:1:11: ./nope: no such directory"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -94,7 +95,11 @@ func loadSkills(dir string, opt DecodeOptions) ([]Skill, string, diag.List) {
 			continue
 		}
 		opt.read(file)
-		s, nameAt, ferrs := readSkill(file)
+		fm, msg := frontMatter(file)
+		if msg == "" {
+			opt.content(path.Join(writtenName(dir), e.Name(), "SKILL.md"), fm)
+		}
+		s, nameAt, ferrs := parseSkill(file, fm, msg)
 		if len(ferrs) > 0 {
 			errs = append(errs, ferrs...)
 			continue
@@ -135,10 +140,16 @@ func relPath(base, path string) string {
 // readSkill reads the front matter of a SKILL.md. nameAt is the line and column of its name.
 // The front matter starts on line 2, after the opening ---: its line n is line n+1 of the file.
 func readSkill(file string) (s Skill, nameAt [2]int, errs diag.List) {
+	fm, msg := frontMatter(file)
+	return parseSkill(file, fm, msg)
+}
+
+// parseSkill is readSkill on the front matter fm of file, as frontMatter returned it with
+// msg.
+func parseSkill(file string, fm []byte, msg string) (s Skill, nameAt [2]int, errs diag.List) {
 	fail := func(line, col int, format string, args ...any) (Skill, [2]int, diag.List) {
 		return Skill{}, [2]int{}, diag.List{diag.Errorf(file, line, col, format, args...)}
 	}
-	fm, msg := frontMatter(file)
 	if msg != "" {
 		return fail(1, 1, "%s", msg)
 	}
@@ -203,6 +214,9 @@ func readSkill(file string) (s Skill, nameAt [2]int, errs diag.List) {
 // frontMatter returns the YAML between the opening `---` line and the closing `---` (or
 // `...`) line of a SKILL.md, or a message saying what is wrong.
 func frontMatter(file string) ([]byte, string) {
+	if fi, err := os.Stat(file); err == nil && !fi.Mode().IsRegular() {
+		return nil, diag.FileKind(fi.Mode()) + ", not a file"
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, fsMessage(err, "file")

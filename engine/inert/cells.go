@@ -8,14 +8,15 @@ import (
 	"github.com/clipperhouse/uax29/v2/graphemes"
 )
 
-// Display is Text for a screen laid out in columns (the workbench): besides what Text
-// removes, the grapheme clusters terminals draw at different widths are rewritten as Cells
-// does, so that every width measure and every terminal agree on each line's width. It is
-// for display only: what is copied, exported or sent keeps the original text.
-func Display(s string) string { return Cells(Text(s)) }
+// Display is Visible for a screen laid out in columns (the workbench): besides what
+// Visible removes and marks, the grapheme clusters terminals draw at different widths are
+// rewritten as Cells does, so that every width measure and every terminal agree on each
+// line's width. It is for display only: what is copied keeps the original characters
+// (Visible), and what is exported or sent, the original text.
+func Display(s string) string { return Cells(Visible(s)) }
 
-// DisplayLine is Line for a screen laid out in columns (see Display).
-func DisplayLine(s string) string { return Cells(Line(s)) }
+// DisplayLine is VisibleLine for a screen laid out in columns (see Display).
+func DisplayLine(s string) string { return Cells(VisibleLine(s)) }
 
 // Cells rewrites, for display only, the grapheme clusters whose width terminals and width
 // libraries disagree on, so that each cluster of the result is as wide in every terminal

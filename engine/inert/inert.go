@@ -1,9 +1,17 @@
 // Package inert turns untrusted text (model output, tool data, imported messages, server
-// errors, context-file text) into text that cannot drive a terminal: no escape sequences
-// (CSI, OSC, DCS, APC, PM, SOS), no C0 control characters but newline and tab, no DEL, no C1
-// controls, and valid UTF-8. It is the one sanitizer of ctxlab: the workbench and every
-// human-readable output of the headless commands pass untrusted text through it. JSON
-// output does not: it is lossless, and its encoder escapes control characters itself.
+// errors, context-file text, file names) into text that cannot drive a terminal and shows
+// what it holds. Text removes escape sequences (CSI, OSC, DCS, APC, PM, SOS), C0 control
+// characters but newline and tab, DEL and C1 controls, and makes the text valid UTF-8;
+// Visible then writes the characters a terminal draws as nothing or that reorder the
+// text (bidi controls, zero-width characters) as marks such as ⟨U+202E⟩, where they could
+// mislead; Display, for the workbench, also rewrites what terminals draw at different
+// widths; JSON escapes the same characters in a JSON text.
+//
+// It is the one sanitizer of ctxlab: the workbench, what it copies, and every
+// human-readable output of the headless commands pass untrusted text through Visible (or
+// Display, or JSON). Text alone is for text that stays content (a draft being typed).
+// JSON output of the commands does not pass through it: it is lossless, and its encoder
+// escapes control characters itself.
 package inert
 
 import (
@@ -91,14 +99,22 @@ func control(r rune) bool {
 	return false
 }
 
-// Clean reports whether Text would return b unchanged: valid UTF-8 without any character
-// Text removes. A writer of bytes checks them so, without making a string of them.
-func Clean(b []byte) bool { return clean(b) }
+// Clean reports whether b is valid UTF-8 without any character Text removes or Visible
+// may mark, which Visible returns unchanged. A writer of bytes checks them so, without
+// making a string of them.
+func Clean(b []byte) bool { return plain(b, true) }
 
 // clean reports whether s is valid UTF-8 without any character Text removes.
-func clean[T string | []byte](s T) bool {
+func clean[T string | []byte](s T) bool { return plain(s, false) }
+
+// plain reports whether s is valid UTF-8 without any character Text removes and, with
+// marks, without any character Visible may mark. ASCII costs a comparison a byte.
+func plain[T string | []byte](s T, marks bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if ' ' <= c && c < 0x7f { // most bytes: one test, and on
+			continue
+		}
 		switch {
 		case c < 0x20:
 			if c != '\n' && c != '\t' {
@@ -106,10 +122,10 @@ func clean[T string | []byte](s T) bool {
 			}
 		case c == 0x7f:
 			return false
-		case c >= 0x80:
+		default:
 			var rb [utf8.UTFMax]byte
 			r, size := utf8.DecodeRune(rb[:copy(rb[:], s[i:])])
-			if r == utf8.RuneError && size <= 1 || control(r) {
+			if r == utf8.RuneError && size <= 1 || control(r) || marks && hiddenLead[c] && hidden(r) {
 				return false
 			}
 			i += size - 1

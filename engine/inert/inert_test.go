@@ -89,8 +89,8 @@ func FuzzText(f *testing.F) {
 		if again := Text(got); again != got {
 			t.Fatalf("Text is not idempotent: %q then %q", got, again)
 		}
-		if Clean([]byte(s)) != (got == s) {
-			t.Fatalf("Clean(%q) = %v, but Text gives %q", s, Clean([]byte(s)), got)
+		if clean([]byte(s)) != (got == s) {
+			t.Fatalf("clean(%q) = %v, but Text gives %q", s, clean([]byte(s)), got)
 		}
 	})
 }

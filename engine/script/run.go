@@ -64,6 +64,9 @@ type Runner struct {
 	Model engine.Replier
 	// OnTurn is called after each turn (and regenerated reply) is saved.
 	OnTurn func(st *Step, res *engine.TurnResult)
+	// OnUnsaved is called with a turn whose reply came but could not be saved (the run
+	// then ends with the error), so that the reply is not lost.
+	OnUnsaved func(st *Step, res *engine.TurnResult)
 	// OnStep is called after each branch operation, with a line describing it.
 	OnStep func(st *Step, what string)
 	// OnEvent, when not nil, receives the events of each turn as it runs (engine.Event),
@@ -197,6 +200,10 @@ func (r *Runner) step(ctx context.Context, sess *engine.Session, st, next *Step)
 	}
 	if res != nil && r.OnTurn != nil {
 		r.OnTurn(st, res)
+	}
+	var unsaved *engine.UnsavedError
+	if res == nil && errors.As(err, &unsaved) && r.OnUnsaved != nil {
+		r.OnUnsaved(st, unsaved.Result)
 	}
 	return err
 }

@@ -13,11 +13,15 @@ import (
 // bounded memory.
 const MaxFileSize = 8 << 20
 
-// ReadFile reads the file at path, reading no more than limit bytes: a longer file (or
-// device, or pipe) is a *diag.Error for the whole file, "too large: WHAT holds at most N
-// MiB", where what names the file ("a context file"). Other errors are those of os.Open and
+// ReadFile reads the file at path, reading no more than limit bytes: a longer file is a
+// *diag.Error for the whole file, "too large: WHAT holds at most N MiB", where what names
+// the file ("a context file"); so is a path that is not a regular file (a named pipe, a
+// device: diag.CheckFile), refused before it is opened. Other errors are those of os.Open and
 // Read, unwrapped, so callers can test them with errors.Is.
 func ReadFile(path, what string, limit int64) ([]byte, error) {
+	if err := diag.CheckFile(path, what); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

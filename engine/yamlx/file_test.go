@@ -31,7 +31,8 @@ func TestReadFile(t *testing.T) {
 		{"at the limit", write("exact", 100), 100, 100, ""},
 		{"one byte over", write("over", 101), 100, 0, "too large: a test file holds at most 100 bytes"},
 		{"in MiB", write("big", 1<<20+1), 1 << 20, 0, "too large: a test file holds at most 1 MiB"},
-		{"an endless device", "/dev/zero", 8 << 20, 0, "/dev/zero: too large: a test file holds at most 8 MiB"},
+		{"an endless device", "/dev/zero", 8 << 20, 0, "/dev/zero: a device, not a file: a test file must be a file"},
+		{"a directory", dir, 100, 0, ": a directory, not a file"},
 		{"missing", filepath.Join(dir, "nope"), 100, 0, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -49,8 +50,8 @@ func TestReadFile(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, tc.wantErr)
 			}
 			var de *diag.Error
-			if tooLarge := strings.Contains(tc.wantErr, "too large"); tooLarge != errors.As(err, &de) {
-				t.Fatalf("got %T, want *diag.Error only for a file too large", err)
+			if refused := !strings.Contains(tc.wantErr, "no such file"); refused != errors.As(err, &de) {
+				t.Fatalf("got %T, want *diag.Error for a file refused, and the open's error else", err)
 			}
 			if tc.name == "missing" && !errors.Is(err, fs.ErrNotExist) {
 				t.Fatalf("got %v, want fs.ErrNotExist", err)

@@ -13,6 +13,10 @@
 // The client's timeouts come from flags (--connect-timeout, --first-token-timeout,
 // --idle-timeout), else the profile, else llm's defaults.
 //
+// The API key goes over plain http only to this machine (llm.KeyInClear): a key with a
+// base URL of plain http to another host is refused, unless --allow-http-key allows it,
+// or the profile's allow_http_key: true when the base URL is the profile's.
+//
 // The API key goes with the base URL: when the base URL is a profile's, only the key the
 // profile names (api_key_env, api_key_cmd) is sent, or none, never OPENAI_API_KEY;
 // --api-key-env wins over both.
@@ -35,6 +39,7 @@ import (
 	"github.com/ctxlab/ctxlab/engine/chat"
 	"github.com/ctxlab/ctxlab/engine/diag"
 	"github.com/ctxlab/ctxlab/engine/yamlx"
+	"github.com/ctxlab/ctxlab/llm"
 	"github.com/ctxlab/ctxlab/llm/tokens"
 	"github.com/ctxlab/ctxlab/tui/keybind"
 )
@@ -59,6 +64,9 @@ type Flags struct {
 	ConnectTimeout    time.Duration
 	FirstTokenTimeout time.Duration
 	IdleTimeout       time.Duration
+	// AllowHTTPKey (--allow-http-key) lets the API key go over plain http to another
+	// machine.
+	AllowHTTPKey bool
 }
 
 // ContextModel is the context file's model: block. Its fields are those of
@@ -116,6 +124,9 @@ type Settings struct {
 	ConnectTimeout    Setting[time.Duration]
 	FirstTokenTimeout Setting[time.Duration]
 	IdleTimeout       Setting[time.Duration]
+	// AllowHTTPKey lets the API key go over plain http to another machine (a flag, or the
+	// profile's allow_http_key); else a key and such a base URL are refused together.
+	AllowHTTPKey Setting[bool]
 	// Keys are the config file's rebindings of the workbench's keys (checked), in file
 	// order; nil when it has none.
 	Keys []keybind.Binding
@@ -167,13 +178,33 @@ func (s Settings) Endpoint() string {
 // ("http://user:xxxxx@host/v1").
 func (s Settings) Server() string { return redactURL(s.Endpoint()) }
 
-// redactURL masks the password of a URL's user information.
+// redactURL is a URL as messages show it: the password of its user information masked,
+// and a query or a fragment, which may hold a secret (`?api-key=…`), cut to "?…" or
+// "#…". A string that is not a URL is cut at its first '?' or '#' too, and its user
+// information left out.
 func redactURL(s string) string {
 	u, err := url.Parse(s)
 	if err != nil {
+		if i := strings.IndexAny(s, "?#"); i >= 0 {
+			s = s[:i+1] + "…"
+		}
+		if scheme, rest, ok := strings.Cut(s, "://"); ok {
+			if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+				s = scheme + "://" + rest[i+1:]
+			}
+		}
 		return s
 	}
-	return u.Redacted()
+	query, fragment := u.RawQuery != "" || u.ForceQuery, u.Fragment != "" || strings.Contains(s, "#")
+	u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = "", false, "", ""
+	out := u.Redacted()
+	if query {
+		out += "?…"
+	}
+	if fragment {
+		out += "#…"
+	}
+	return out
 }
 
 // Counter returns a token counter with the resolved tokenizer.
@@ -305,6 +336,17 @@ func Resolve(in Inputs) (Settings, error) {
 	}
 	if err := resolveKey(&s, in, prof, cfgSrc, env); err != nil {
 		return s, err
+	}
+	switch {
+	case in.Flags.AllowHTTPKey:
+		s.AllowHTTPKey = Setting[bool]{true, "flag --allow-http-key"}
+	case prof.AllowHTTPKey && cfgSrc != "" && s.BaseURL.Source == cfgSrc:
+		// Like the key, the permission goes with the profile's base URL.
+		s.AllowHTTPKey = Setting[bool]{true, cfgSrc}
+	}
+	if !in.Offline && s.APIKey.Value != "" && !s.AllowHTTPKey.Value && llm.KeyInClear(s.Endpoint()) {
+		return s, &SettingError{fmt.Errorf("%s: %q is plain http to another machine: the API key (%s) would cross the network unencrypted; "+
+			"use https, or allow it with --allow-http-key (or allow_http_key: true in the config profile)", s.BaseURL.Source, s.Server(), s.APIKey.Source)}
 	}
 	return s, nil
 }

@@ -99,9 +99,9 @@ func summary(s Settings) map[string]string {
 func TestResolvePrecedence(t *testing.T) {
 	const cfg = "config ~/.config/ctxlab/config.yaml profile local"
 	ctxModel := ContextModel{Name: "gpt-4o", Temperature: f64(0.7), TopP: f64(0.5), MaxTokens: 99, Seed: intp(1)}
-	allEnv := env{"OPENAI_API_KEY": "sk-env-000000000000aaaa", "OPENAI_BASE_URL": "http://env.example/v1", "OPENAI_MODEL": "gpt-env",
+	allEnv := env{"OPENAI_API_KEY": "sk-env-000000000000aaaa", "OPENAI_BASE_URL": "https://env.example/v1", "OPENAI_MODEL": "gpt-env",
 		"LOCAL_KEY": "sk-local-00000000000bbbb", "FLAG_KEY": "sk-flag-000000000000cccc"}
-	allFlags := Flags{Model: "gpt-flag", BaseURL: "http://flag.example/v1", APIKeyEnv: "FLAG_KEY"}
+	allFlags := Flags{Model: "gpt-flag", BaseURL: "https://flag.example/v1", APIKeyEnv: "FLAG_KEY"}
 	tests := []struct {
 		name   string
 		config string
@@ -114,7 +114,7 @@ func TestResolvePrecedence(t *testing.T) {
 			name: "flags first", config: fullConfig, env: allEnv, flags: allFlags, ctx: ctxModel,
 			want: map[string]string{
 				"model":       "gpt-flag @ flag --model",
-				"base_url":    "http://flag.example/v1 @ flag --base-url",
+				"base_url":    "https://flag.example/v1 @ flag --base-url",
 				"api_key":     "sk-flag-000000000000cccc @ flag --api-key-env FLAG_KEY",
 				"temperature": "0.3 @ " + cfg,
 				"top_p":       "0.9 @ " + cfg,
@@ -129,7 +129,7 @@ func TestResolvePrecedence(t *testing.T) {
 			name: "environment second", config: fullConfig, env: allEnv, ctx: ctxModel,
 			want: map[string]string{
 				"model":    "gpt-env @ env OPENAI_MODEL",
-				"base_url": "http://env.example/v1 @ env OPENAI_BASE_URL",
+				"base_url": "https://env.example/v1 @ env OPENAI_BASE_URL",
 				"api_key":  "sk-env-000000000000aaaa @ env OPENAI_API_KEY",
 			},
 		},

@@ -78,6 +78,9 @@ func (s Settings) Lines() []Line {
 		}
 	}
 
+	if s.AllowHTTPKey.Value {
+		add("allow_http_key", "yes: the key may go over plain http to another machine", s.AllowHTTPKey.Source)
+	}
 	model := s.ModelName()
 	if p := s.PriceOverride(model); p != nil {
 		add("price", priceValue(*p), s.Prices.Source)

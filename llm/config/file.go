@@ -37,6 +37,7 @@ import (
 //	    connect_timeout: 10s             # the client's timeouts (defaults 10s, 60s, 30s)
 //	    first_token_timeout: 5m
 //	    idle_timeout: 30s
+//	    allow_http_key: true             # the key over plain http to another machine
 //	keys:                                # the workbench's keys (tui/keybind names the actions)
 //	  send: ctrl+s
 //	  regenerate: [r, ctrl+g]
@@ -65,6 +66,8 @@ type Profile struct {
 	ConnectTimeout    time.Duration
 	FirstTokenTimeout time.Duration
 	IdleTimeout       time.Duration
+	// AllowHTTPKey lets the key go over plain http to another machine.
+	AllowHTTPKey bool
 }
 
 // Names returns the profile names, sorted.
@@ -80,7 +83,7 @@ func (f *File) Names() []string {
 var (
 	fileKeys    = []string{"default_profile", "profiles", "keys"}
 	profileKeys = []string{"base_url", "model", "api_key_env", "api_key_cmd", "temperature", "top_p", "max_tokens", "seed", "tokenizer", "prices",
-		"connect_timeout", "first_token_timeout", "idle_timeout"}
+		"connect_timeout", "first_token_timeout", "idle_timeout", "allow_http_key"}
 	priceKeys = []string{"input", "cached_input", "output"}
 	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
@@ -187,6 +190,8 @@ func profile(r *yamlx.Reader, n *yaml.Node, name string) *Profile {
 			p.FirstTokenTimeout = duration(r, v, field)
 		case "idle_timeout":
 			p.IdleTimeout = duration(r, v, field)
+		case "allow_http_key":
+			p.AllowHTTPKey, _ = r.Bool(v, field)
 		case "prices":
 			p.Prices = map[string]tokens.Price{}
 			for _, m := range fields(r, v, what+": prices", nil) {
@@ -231,7 +236,10 @@ func price(r *yamlx.Reader, n *yaml.Node, what string) tokens.Price {
 
 // checkURL accepts an absolute http or https URL with a host name, and a port from 1 to
 // 65535 when it has one: anything else could only fail at connect time, as if the server
-// were down.
+// were down. A query or a fragment is refused too: the request path is appended to the
+// base URL, so a query would go in the path of every request (`/v1?api-key=…/chat/
+// completions`) and a fragment would be dropped (`/v1#x` posts to /v1). The errors show
+// the URL with its query and fragment cut (redactURL): they may hold a secret.
 func checkURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -239,6 +247,12 @@ func checkURL(s string) error {
 	}
 	if u.Hostname() == "" {
 		return fmt.Errorf("%q has no host name", redactURL(s))
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		return fmt.Errorf("%q has a query: a base URL cannot have one (a key goes in api_key_env, api_key_cmd or OPENAI_API_KEY)", redactURL(s))
+	}
+	if u.Fragment != "" || strings.Contains(s, "#") {
+		return fmt.Errorf("%q has a fragment: a base URL cannot have one (the requests would go to %q)", redactURL(s), redactURL(s[:strings.IndexByte(s, '#')]))
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {

@@ -80,6 +80,12 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 // of its trimmed standard output, read up to MaxKeyCmdOutput. Its errors give the exit
 // status, never the command line nor anything the command printed (its standard error is
 // discarded): either may hold the key. The caller names the profile.
+//
+// On Unix the command runs in a process group of its own. At the timeout the whole group
+// is killed, and the command fails even if it had printed a key. A command that printed
+// its key and exited with status 0 succeeds, and what it left running in the background
+// (`sleep 25 & echo KEY`, an agent it started) is killed with the group: a key command
+// must not leave processes behind.
 func runKeyCmd(ctx context.Context, command string, timeout time.Duration) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -88,11 +94,18 @@ func runKeyCmd(ctx context.Context, command string, timeout time.Duration) (stri
 		shell, flag = "cmd", "/C"
 	}
 	cmd := exec.CommandContext(ctx, shell, flag, command)
+	ownGroup(cmd)
 	stdout := &cappedBuffer{max: MaxKeyCmdOutput}
 	cmd.Stdout = stdout // Stderr nil: discarded
 	// A child that outlives the shell keeps the pipes open: stop waiting for it.
 	cmd.WaitDelay = 200 * time.Millisecond
 	err := cmd.Run()
+	_ = killGroup(cmd) // what the command left running
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The shell exited with status 0 and a child still held its output: what it
+		// printed before it exited is its answer.
+		err = nil
+	}
 	var exit *exec.ExitError
 	switch {
 	case stdout.over:

@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -536,6 +538,58 @@ func TestTagBlocks(t *testing.T) {
 	for _, c := range []*Counter{o200k, cl100k} {
 		if got, want := c.Count(text), c.countDirect(text); got != want {
 			t.Errorf("%s: %d tokens by blocks, want %d", c.Encoding(), got, want)
+		}
+	}
+}
+
+// unbroken is n bytes of text with no safe boundary: base64 of pseudo-random bytes.
+func unbroken(n int) string {
+	raw := make([]byte, n*3/4+3)
+	x := uint64(1)
+	for i := range raw {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		raw[i] = byte(x)
+	}
+	return base64.StdEncoding.EncodeToString(raw)[:n]
+}
+
+// TestUnbrokenRunsAreCut is issue 22 item 1: a reply of 20 MB with no space took 18.7 s
+// and 707 MB, most of it in counting its tokens as one piece (some 40 bytes of memory per
+// byte, and more than linear time). A run with no safe boundary is counted in pieces of
+// maxUnbroken bytes, cut before a character, and the count stays within a token per cut
+// of the encoder's.
+func TestUnbrokenRunsAreCut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		text string
+	}{
+		{"base64", unbroken(4 << 20)},
+		{"one letter", strings.Repeat("x", 4<<20)},
+		{"two-byte characters", strings.Repeat("é", 2<<20)},
+		{"four-byte characters after one byte", "a" + strings.Repeat("😀", 1<<20)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			chunks := splitChunks(tc.text, chunkTarget, maxSpaceRun)
+			if strings.Join(chunks, "") != tc.text {
+				t.Fatal("the chunks do not make the text")
+			}
+			for i, ch := range chunks {
+				if len(ch) > maxUnbroken+utf8.UTFMax || !utf8.ValidString(ch) {
+					t.Fatalf("chunk %d of %d is %d bytes (valid UTF-8 %v), want at most %d, whole characters",
+						i, len(chunks), len(ch), utf8.ValidString(ch), maxUnbroken+utf8.UTFMax)
+				}
+			}
+		})
+	}
+	// The count against the encoder's, over a few cuts.
+	text := unbroken(5*maxUnbroken/2) + " and then words"
+	for _, c := range []*Counter{o200k, cl100k} {
+		got, want := c.Count(text), c.countDirectSlow(text)
+		cuts := len(splitChunks(text, chunkTarget, maxSpaceRun)) - 1
+		if cuts < 2 || got < want-cuts || got > want+cuts {
+			t.Errorf("%s: counted %d in %d cuts, want %d give or take a token per cut", c.Encoding(), got, cuts, want)
 		}
 	}
 }

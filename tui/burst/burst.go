@@ -239,22 +239,6 @@ func (s *scanner) skipPaste(b []byte) int {
 	return len(b)
 }
 
-// continuesText reports whether the tabs and line breaks b starts with are followed by
-// a printable character: they are then inside a run of text, not keys after it.
-func continuesText(b []byte) bool {
-	for _, c := range b {
-		switch {
-		case c == '\t' || c == '\r' || c == '\n':
-			continue
-		case c >= 0x20 && c != 0x7f:
-			return true
-		default:
-			return false
-		}
-	}
-	return false
-}
-
 // escapeLen returns the length of the escape sequence b starts with (b[0] is ESC), and
 // whether it is complete in b. A lone ESC at the end of b is the escape key when no
 // more bytes are waiting (more false). Sequences: CSI (ESC [ … final byte, the X10

@@ -80,6 +80,7 @@ var actions = func() []Action {
 		act("quit", Anywhere, "ctrl+c", "cancel the reply, or quit", "ctrl+c"),
 		act("help", Anywhere, "f1", "help", "f1"),
 		act("help_short", OutsideComposer, "?", "help (outside the composer)", "?"),
+		act("save_again", Anywhere, "alt+s", "save again a reply that could not be saved", "alt+s"),
 
 		act("send", Composer, "enter", "send", "enter"),
 		act("new_line", Composer, "alt+enter", "new line (also ctrl+j)", "alt+enter", "ctrl+j"),

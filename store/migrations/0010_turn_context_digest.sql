@@ -1,0 +1,12 @@
+-- The digest of the context file each turn was sent with (ctxfile.File.Digest): the
+-- SHA-256, as 64 lower-case hexadecimal digits, of the context file's bytes and of what was
+-- read of each file it names (the bytes of a file: fragment, the front matter of each
+-- SKILL.md), each under its path as the context file writes it, so that it depends neither
+-- on the directory ctxlab ran in nor on where the file's folder is. '' for a turn sent with
+-- no context file (a plain chat). NULL for a turn saved before this migration, or imported
+-- from an export without it: not known. A regenerated reply keeps the digest of the turn it
+-- regenerates. The workbench marks the turns whose digest differs from the file in force.
+--
+--   SELECT number, branch, coalesce(context_digest, 'not known') FROM turns
+--   WHERE chat_id = ? AND context_digest IS NOT ? ORDER BY pk;
+ALTER TABLE turns ADD COLUMN context_digest TEXT;

@@ -11,13 +11,14 @@ import (
 	"github.com/ctxlab/ctxlab/engine/inert"
 )
 
-// fuzzWidths are the widths FuzzMarkdown lays each input out at.
-var fuzzWidths = []int{1, 20, 76}
+// fuzzWidths are the widths FuzzMarkdown lays inputs out at: each input at one of them,
+// picked by its length (a layout is the costly part of an input).
+var fuzzWidths = []int{1, 8, 20, 40, 76, 120}
 
 // fuzzLayouts are the renderers of FuzzMarkdown, by width (dark: glamour's heaviest style).
 var fuzzLayouts = map[int]*mdLayout{}
 
-// FuzzMarkdown: whatever a reply holds, what reaches glamour is bounded. At each width the
+// FuzzMarkdown: whatever a reply holds, what reaches glamour is bounded. At a width the
 // text is laid out (textBounds, then the tree and treeBounds, as a layout off the UI
 // goroutine does it) within 2 s of CPU time, into at most mdMaxLines lines; a text shown
 // plain keeps every character, in lines no wider than the width.
@@ -41,34 +42,33 @@ func FuzzMarkdown(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		text := inert.Cells(inert.ExpandTabs(inert.Text(in), 4))
-		for _, w := range fuzzWidths {
-			l := fuzzLayouts[w]
-			if l == nil {
-				l = newLayout("dark", termenv.Ascii, w)
-				fuzzLayouts[w] = l
-			}
-			start := cpuTime()
-			res := mdResult{lines: wrapToWidth(text, w), note: textBounds(text)}
-			if res.note == "" {
-				res = l.lay(text)
-			}
-			if d := cpuTime() - start; d > 2*time.Second {
-				t.Errorf("width %d: laid out in %v of CPU time", w, d)
-			}
-			if n, most := len(res.lines), mdMaxLines(text); n > most {
-				t.Errorf("width %d: %d lines from %d bytes, at most %d", w, n, len(text), most)
-			}
-			if res.note == "" || w < 2 {
-				continue
-			}
-			if got, want := strings.Join(strings.Fields(strings.Join(res.lines, " ")), ""), strings.Join(strings.Fields(text), ""); got != want {
-				t.Errorf("width %d: shown plain (%s), %q of %q", w, res.note, got, want)
-			}
-			for _, line := range res.lines {
-				if lw := ansi.StringWidth(line); lw > w {
-					t.Errorf("width %d: a plain line %d wide: %q", w, lw, line)
-				}
+		text := mdText(inert.Text(in))
+		w := fuzzWidths[len(in)%len(fuzzWidths)]
+		l := fuzzLayouts[w]
+		if l == nil {
+			l = newLayout("dark", termenv.Ascii, w)
+			fuzzLayouts[w] = l
+		}
+		start := cpuTime()
+		res := mdResult{lines: wrapToWidth(text, w), note: textBounds(text)}
+		if res.note == "" {
+			res = l.lay(text)
+		}
+		if d := cpuTime() - start; d > 2*time.Second {
+			t.Errorf("width %d: laid out in %v of CPU time", w, d)
+		}
+		if n, most := len(res.lines), mdMaxLines(text); n > most {
+			t.Errorf("width %d: %d lines from %d bytes, at most %d", w, n, len(text), most)
+		}
+		if res.note == "" || w < 2 {
+			return
+		}
+		if got, want := strings.Join(strings.Fields(strings.Join(res.lines, " ")), ""), strings.Join(strings.Fields(text), ""); got != want {
+			t.Errorf("width %d: shown plain (%s), %q of %q", w, res.note, got, want)
+		}
+		for _, line := range res.lines {
+			if lw := ansi.StringWidth(line); lw > w {
+				t.Errorf("width %d: a plain line %d wide: %q", w, lw, line)
 			}
 		}
 	})

@@ -147,6 +147,7 @@ func (a *app) workbench(ctx context.Context, wf workbenchFlags, demo bool) error
 		// and the program never ended.
 		tea.WithoutSignalHandler())
 	ff.program = p
+	m.Notify(p.Send) // a Markdown layout done off the UI goroutine redraws its turn
 	_, err = p.Run()
 	m.Close() // a reply cut short by the end of the program is saved, marked interrupted
 	if err != nil && !errors.Is(err, tea.ErrProgramKilled) {

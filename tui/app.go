@@ -398,6 +398,9 @@ func (m *Model) update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.startPreview()
 	case streamMsg:
 		return m, m.streamed(msg)
+	case markdownReadyMsg:
+		m.tr.MarkdownReady()
+		return m, nil
 	case spinner.TickMsg:
 		if m.stream == nil {
 			return m, nil // idle means idle: the spinner stops with the stream

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ctxlab/ctxlab/engine"
 	"github.com/ctxlab/ctxlab/engine/chat"
@@ -42,26 +43,48 @@ type turnItem struct {
 	cspans bool
 	cgen   int
 	lines  []string
+	// mdPending says the cached render shows a Markdown layout still running as plain
+	// text: the turn is drawn again when it is done (MarkdownReady).
+	mdPending bool
 }
 
 // liveTurn is the state of a reply as it streams.
 type liveTurn struct {
 	sent   time.Time
 	ttft   time.Duration // 0 until the first token
-	stable string        // the text up to the last paragraph break outside a fence
+	stable int           // bytes of text before the tail, in blocks
 	tail   string
-	// stableLines is stable rendered, chunk by chunk as the split point advances.
-	stableLines []string
-	tailLines   []string
-	tailDirty   bool
-	tools       []chat.Part      // answered tool calls
-	calls       map[int]liveCall // tool calls streaming in the current step
-	step        int
+	// blocks are the text up to the last paragraph break outside a fence, a block for
+	// each advance of the split point, each laid out once (at a width); blockLines are
+	// the lines of the first built of them.
+	blocks     []liveBlock
+	blockLines []string
+	built      int
+	// left is how many bytes arrived past ReplyMaxShown (not shown).
+	left int
+	// The tail's lines, the width they were laid out at, whether they are its layout
+	// (else an earlier tail's, or the tail plain) and whether the tail changed since.
+	tailLines []string
+	tailW     int
+	tailFresh bool
+	tailDirty bool
+	tools     []chat.Part      // answered tool calls
+	calls     map[int]liveCall // tool calls streaming in the current step
+	step      int
 	// finish is the finish reason of the current step's request once it ended ("" before).
 	finish string
 }
 
 type liveCall struct{ name, args string }
+
+// liveBlock is a finished block of a streaming reply and its lines: laid out at width w,
+// or shown plain meanwhile (ready false).
+type liveBlock struct {
+	text  string
+	w     int
+	ready bool
+	lines []string
+}
 
 // transcript is the list of turns on the left: a lazy list that renders only the turns
 // on screen, each once per width and version.
@@ -97,6 +120,8 @@ type transcript struct {
 	now     func() time.Time
 	// rows is the turn shown on each row of the last frame (-1: none).
 	rows []int
+	// pending is set while a turn is rendered when a Markdown layout of it is not done.
+	pending bool
 }
 
 func newTranscript(th *themes.Theme, loc *time.Location, now func() time.Time) *transcript {
@@ -286,9 +311,6 @@ func (t *transcript) Render(width, height int, focused bool) string {
 	if width < 1 || height < 1 {
 		return ""
 	}
-	if width != t.width && t.width > 0 {
-		t.reflowLive(width - 2)
-	}
 	t.width, t.height = width, height
 	if len(t.items) == 0 {
 		t.rows = t.rows[:0]
@@ -370,9 +392,20 @@ func (t *transcript) render(i int) []string {
 	if it.live == nil && it.lines != nil && it.cw == w && it.cv == it.version && it.cspans == t.showSpans && it.cgen == t.gen {
 		return it.lines
 	}
+	t.pending = false
 	lines := t.renderTurn(it, w)
 	it.lines, it.cw, it.cv, it.cspans, it.cgen = lines, w, it.version, t.showSpans, t.gen
+	it.mdPending = t.pending
 	return lines
+}
+
+// MarkdownReady draws again the turns drawn while a Markdown layout of theirs ran.
+func (t *transcript) MarkdownReady() {
+	for _, it := range t.items {
+		if it.mdPending {
+			it.lines, it.mdPending = nil, false
+		}
+	}
 }
 
 // renderTurn draws one turn: its header, the user message, the reply.
@@ -588,7 +621,11 @@ func (t *transcript) replyLines(it *turnItem, w int) []string {
 		}
 	}
 	if s := strings.TrimSpace(text.String()); s != "" {
-		out = append(out, t.markdownLines(inert.Text(s), w)...)
+		shown, left := cutShown(s, ReplyMaxShown)
+		out = append(out, t.markdownLines(inert.Text(shown), w)...)
+		if left > 0 {
+			out = append(out, t.leftOutLines(len(s), w)...)
+		}
 	} else if tools == 0 && !it.typing {
 		out = append(out, "  "+t.th.Render(themes.Muted, "(empty reply)"))
 	}
@@ -624,15 +661,72 @@ func (t *transcript) finishLines(reason string, requests, w int) []string {
 	return out
 }
 
-// markdownLines renders a reply's inert text as Markdown, indented. A streamed reply's
-// deltas are joined before this, so its invisible characters are shown (Visible) and its
-// emoji sequences rewritten for display (Cells) here, whole.
+// markdownLines lays out a reply's inert text as Markdown, indented: in pieces when it is
+// longer than MarkdownMaxBytes (mdPieces), each shown as plain text past a bound, with a
+// line saying why. A piece whose layout is not done shows plain meanwhile, and sets
+// t.pending.
 func (t *transcript) markdownLines(text string, w int) []string {
-	lines := t.md.Render(inert.Cells(inert.ExpandTabs(inert.Visible(text), 4)), max(w-2, 1))
-	for i, l := range lines {
-		lines[i] = "  " + l
+	var out []string
+	for _, piece := range mdPieces(mdText(text)) {
+		if piece == "" {
+			continue
+		}
+		if out != nil {
+			out = append(out, "")
+		}
+		res, ready := t.md.Render(piece, max(w-2, 1))
+		if !ready {
+			t.pending = true
+		}
+		out = append(out, t.mdLines(res, w)...)
 	}
-	return lines
+	return out
+}
+
+// mdText is a reply's inert text as it is laid out: its invisible characters shown
+// (Visible), tabs expanded and emoji sequences rewritten for display (Cells). A streamed
+// reply's deltas are joined before this (into paragraphs, the tail), so that these see
+// whole sequences.
+func mdText(s string) string { return inert.Cells(inert.ExpandTabs(inert.Visible(s), 4)) }
+
+// mdLines are a layout's lines indented, and under them, for a text shown plain, why.
+func (t *transcript) mdLines(res mdResult, w int) []string {
+	out := make([]string, 0, len(res.lines)+1)
+	for _, l := range res.lines {
+		out = append(out, "  "+l)
+	}
+	if res.note != "" {
+		for _, l := range wrapToWidth("⚠ shown as plain text: "+res.note, max(w-2, 1)) {
+			out = append(out, "  "+t.th.Render(themes.Muted, l))
+		}
+	}
+	return out
+}
+
+// leftOutLines say that a reply of size bytes is shown up to ReplyMaxShown.
+func (t *transcript) leftOutLines(size, w int) []string {
+	var out []string
+	msg := fmt.Sprintf("⚠ only the first %d MiB of this %.1f MiB reply is shown: the chat's export has it all", ReplyMaxShown>>20, float64(size)/(1<<20))
+	for _, l := range wrapToWidth(msg, max(w-2, 1)) {
+		out = append(out, "  "+t.th.Render(themes.Warning, l))
+	}
+	return out
+}
+
+// cutShown cuts s to at most max bytes, at a line break when there is one in its last
+// quarter, else at a character boundary; left is the bytes cut off.
+func cutShown(s string, max int) (shown string, left int) {
+	if len(s) <= max {
+		return s, 0
+	}
+	cut := max
+	if nl := strings.LastIndexByte(s[:cut], '\n'); nl >= max*3/4 {
+		cut = nl
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut], len(s) - cut
 }
 
 // toolLines draws a tool call: one line, or the block with its input and result.
@@ -690,11 +784,12 @@ func prettyJSON(raw json.RawMessage) string {
 	return inert.ExpandTabs(inert.Display(string(b)), 4)
 }
 
-// liveLines draws a reply as it streams: the tools so far, the stable text (rendered
-// once, chunk by chunk) and the tail (rendered again when it changed).
+// liveLines draws a reply as it streams: the tools so far, the finished blocks (each laid
+// out once) and the tail (laid out again when it changed; while a layout of it runs, the
+// last layout of an earlier tail shows).
 func (t *transcript) liveLines(it *turnItem, w int) []string {
 	lv := it.live
-	var out []string
+	out := make([]string, 0, len(lv.blockLines)+len(lv.tailLines)+8)
 	for _, p := range lv.tools {
 		out = append(out, t.toolLines(p, it.toolsOpen, w)...)
 	}
@@ -707,16 +802,34 @@ func (t *transcript) liveLines(it *turnItem, w int) []string {
 		c := lv.calls[i]
 		out = append(out, "  "+t.th.Render(themes.Tool, truncate("▸ tool "+inert.DisplayLine(c.name)+"("+inert.DisplayLine(c.args)+") → running", max(w-2, 1))))
 	}
-	if lv.tailDirty || (lv.tailLines == nil && lv.tail != "") {
-		lv.tailLines = nil
-		if strings.TrimSpace(lv.tail) != "" {
-			lv.tailLines = t.markdownLines(lv.tail, w)
+	mw := max(w-2, 1)
+	for i := range lv.blocks {
+		b := &lv.blocks[i]
+		if b.w != mw || !b.ready && !t.md.Busy() {
+			res, ready := t.md.Render(b.text, mw)
+			b.lines, b.w, b.ready = append(t.mdLines(res, w), ""), mw, ready
+			if i < lv.built {
+				lv.blockLines, lv.built = nil, 0 // laid out again: build them again
+			}
 		}
-		lv.tailDirty = false
 	}
-	out = append(out, lv.stableLines...)
+	for ; lv.built < len(lv.blocks); lv.built++ {
+		lv.blockLines = append(lv.blockLines, lv.blocks[lv.built].lines...)
+	}
+	out = append(out, lv.blockLines...)
+	blank := strings.TrimSpace(lv.tail) == ""
+	switch {
+	case blank:
+		lv.tailLines = nil
+	case lv.tailDirty || lv.tailW != mw || !lv.tailFresh:
+		res, fresh := t.md.Live(mdText(lv.tail), mw)
+		lv.tailLines, lv.tailW, lv.tailFresh, lv.tailDirty = t.mdLines(res, w), mw, fresh, false
+	}
 	out = append(out, lv.tailLines...)
-	empty := lv.stable == "" && strings.TrimSpace(lv.tail) == "" && len(lv.tools) == 0 && len(lv.calls) == 0
+	if lv.left > 0 {
+		out = append(out, t.leftOutLines(lv.stable+len(lv.tail)+lv.left, w)...)
+	}
+	empty := len(lv.blocks) == 0 && blank && len(lv.tools) == 0 && len(lv.calls) == 0
 	switch {
 	case empty && lv.finish != "":
 		out = append(out, "  "+t.th.Render(themes.Muted, "(empty reply)"))
@@ -729,8 +842,9 @@ func (t *transcript) liveLines(it *turnItem, w int) []string {
 	return out
 }
 
-// AddText appends a streamed text delta to turn it: the stable part grows by whole
-// paragraphs, rendered once each; only the tail is rendered again.
+// AddText appends a streamed text delta to turn it: the finished blocks grow by whole
+// paragraphs, laid out once each; only the tail is laid out again. Past ReplyMaxShown,
+// the text is counted, not kept.
 func (t *transcript) AddText(it *turnItem, delta string) {
 	lv := it.live
 	if lv == nil || delta == "" {
@@ -739,23 +853,25 @@ func (t *transcript) AddText(it *turnItem, delta string) {
 	if lv.ttft == 0 {
 		lv.ttft = max(t.now().Sub(lv.sent), time.Millisecond)
 	}
+	if lv.left > 0 {
+		lv.left += len(delta)
+		return
+	}
+	if room := ReplyMaxShown - lv.stable - len(lv.tail); len(delta) > room {
+		shown, _ := cutShown(delta, max(room, 0))
+		lv.left += len(delta) - len(shown)
+		delta = shown
+	}
 	lv.tail += inert.Text(delta)
 	stable, tail := splitStable(lv.tail)
 	if stable != "" {
-		lv.stable += stable
-		lv.stableLines = append(lv.stableLines, t.markdownLines(strings.TrimSpace(stable), max(t.width-2, 1))...)
-		lv.stableLines = append(lv.stableLines, "")
+		lv.stable += len(stable)
+		for _, piece := range mdPieces(strings.TrimSpace(stable)) {
+			if piece != "" {
+				lv.blocks = append(lv.blocks, liveBlock{text: mdText(piece)})
+			}
+		}
 		lv.tail = tail
 	}
 	lv.tailDirty = true
-}
-
-// reflowLive renders a streaming turn's stable text again (after a resize).
-func (t *transcript) reflowLive(w int) {
-	for _, it := range t.items {
-		if lv := it.live; lv != nil && lv.stable != "" {
-			lv.stableLines = append(t.markdownLines(strings.TrimSpace(lv.stable), w), "")
-			lv.tailDirty = true
-		}
-	}
 }

@@ -136,8 +136,9 @@ var ErrNoDatabase = errors.New("no ctxlab database")
 // OpenExisting opens the ctxlab database at path for a reader, which must not create one:
 // a file that does not exist, or a file with no schema yet (an empty file, or a SQLite
 // database with no table), gives an error wrapping ErrNoDatabase and is left as it was,
-// where Open would write a new schema into it. Otherwise it is Open: an older schema is
-// brought up to date, a newer one or a file that is not a ctxlab database is refused.
+// where Open would write a new schema into it. A file that is not a SQLite database is
+// refused (ErrSchema) with what it is. Otherwise it is Open: an older schema is brought up
+// to date, a newer one or a file that is not a ctxlab database is refused.
 func OpenExisting(path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w", invalidf("empty path"))
@@ -161,7 +162,10 @@ func precheckExisting(path string) error {
 		return err
 	case !fi.Mode().IsRegular():
 		return invalidf("%s, not a database file", diag.FileKind(fi.Mode()))
-	case fi.Size() == 0:
+	}
+	if empty, err := sniff(path, fi); err != nil {
+		return err
+	} else if empty {
 		return fmt.Errorf("%w: the file is empty", ErrNoDatabase)
 	}
 	sdb, err := openReadOnly(path)
@@ -186,8 +190,8 @@ func precheckExisting(path string) error {
 }
 
 // precheck looks at an existing file read-only, before the connection settings (WAL) of
-// Open change it: a file that is not a ctxlab database, or one with a newer schema, is
-// refused untouched.
+// Open change it: a file that is not a SQLite database, a database that is not ctxlab's,
+// or one with a newer schema, is refused untouched.
 func precheck(path string) error {
 	if path == Memory {
 		return nil
@@ -198,6 +202,9 @@ func precheck(path string) error {
 	}
 	if !fi.Mode().IsRegular() { // a named pipe would block the open for ever
 		return invalidf("%s, not a database file", diag.FileKind(fi.Mode()))
+	}
+	if empty, err := sniff(path, fi); err != nil || empty {
+		return err // an empty file is where Open makes a new database
 	}
 	sdb, err := openReadOnly(path)
 	if err != nil {

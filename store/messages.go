@@ -577,6 +577,7 @@ func parentInfo(ctx context.Context, q querier, chatID, id string) (msgInfo, err
 // reminders baked into them.
 func searchText(m *chat.Message) string {
 	var b strings.Builder
+	var only string // the text, while there is one
 	for i, p := range m.Parts {
 		if p.Type != chat.PartText {
 			continue
@@ -614,10 +615,18 @@ func searchText(m *chat.Message) string {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
+		if only == "" && b.Len() == 0 {
+			only = text // the one text so far: not copied unless another follows
+			continue
 		}
+		if b.Len() == 0 {
+			b.WriteString(only)
+		}
+		b.WriteByte('\n')
 		b.WriteString(text)
+	}
+	if b.Len() == 0 {
+		return only
 	}
 	return b.String()
 }

@@ -65,7 +65,11 @@ var reminderTag = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>
 func userText(req chat.Request) string {
 	for i := req.Len() - 1; i >= 0; i-- {
 		if m := req.At(i); m.Role == chat.RoleUser {
-			return strings.TrimSpace(reminderTag.ReplaceAllString(m.Text(), ""))
+			text := m.Text()
+			if !strings.Contains(text, "<system-reminder>") { // a long message is not copied
+				return strings.TrimSpace(text)
+			}
+			return strings.TrimSpace(reminderTag.ReplaceAllString(text, ""))
 		}
 	}
 	return ""

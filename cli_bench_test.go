@@ -350,7 +350,9 @@ func recordChat(b *testing.B, path, id string, n int) {
 
 // BenchmarkReplayProcess1000 replays a 1,000-turn chat under an edited context file, whole
 // process, output to /dev/null: as JSON traces (each carries its whole request, so the
-// output grows with the square of the chat: about 190 MB here) and as the human summary.
+// output grows with the square of the chat: about 190 MB here), as JSON traces with
+// --request new (each request what is new since the line before: the output grows with
+// the chat) and as the human summary. It reports the bytes written per turn.
 func BenchmarkReplayProcess1000(b *testing.B) {
 	bin := buildCtxlab(b)
 	env := ctxlabProcessEnv(b)
@@ -369,8 +371,14 @@ func BenchmarkReplayProcess1000(b *testing.B) {
 	for _, bb := range []struct {
 		name string
 		args []string
-	}{{"json", append(args, "--json")}, {"human", args}} {
+	}{{"json", append(args, "--json")}, {"json-new", append(args, "--json", "--request", "new")}, {"human", args}} {
 		b.Run(bb.name, func(b *testing.B) {
+			cmd := exec.Command(bin, bb.args...)
+			cmd.Env = env
+			out, err := cmd.Output()
+			if err != nil {
+				b.Fatal(err)
+			}
 			for b.Loop() {
 				cmd := exec.Command(bin, bb.args...) // stdout: /dev/null
 				cmd.Env = env
@@ -378,6 +386,7 @@ func BenchmarkReplayProcess1000(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+			b.ReportMetric(float64(len(out))/1000, "B/turn")
 		})
 	}
 }

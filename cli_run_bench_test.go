@@ -58,3 +58,38 @@ func BenchmarkRunScript(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*turns)/1e3, "µs/turn")
 }
+
+// BenchmarkRunJSON plays a 2,000-turn script in-process with --json, into a file
+// database, writing the traces to a counter: with each request whole (the output grows
+// with the square of the chat) and with --request new (with the chat). It reports the
+// bytes written per turn.
+//
+//	go test . -run '^$' -bench RunJSON -benchtime 3x
+func BenchmarkRunJSON(b *testing.B) {
+	dir := b.TempDir()
+	const turns = 2000
+	script := benchScript(b, dir, "unused.ctx.yaml", turns) // --context names the file
+	for _, form := range []string{"full", "new"} {
+		b.Run(form, func(b *testing.B) {
+			var out countWriter
+			for b.Loop() {
+				out = 0
+				db := filepath.Join(b.TempDir(), "ctxlab.db") // a new chat each time
+				var errb strings.Builder
+				args := []string{"run", script, "--db", db, "--context", "testdata/demo/support.ctx.yaml", "--json", "--request", form}
+				if code := run(context.Background(), args, strings.NewReader(""), &out, &errb); code != 0 {
+					b.Fatalf("run exited %d: %s", code, clip(errb.String(), 500))
+				}
+			}
+			b.ReportMetric(float64(out)/turns, "B/turn")
+		})
+	}
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -26,7 +27,11 @@ func (a *app) importCommand() *cobra.Command {
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			path := args[0]
-			imp, err := format.ReadImportFile(path, format.ImportOptions{NewID: newID})
+			// Reading and checking a large file takes seconds and writes nothing: a
+			// signal ends the command at once rather than after it.
+			imp, err := untilDone(cmd.Context(), "import "+path, func() (*format.ImportFile, error) {
+				return format.ReadImportFile(path, format.ImportOptions{NewID: newID})
+			})
 			if err != nil {
 				return err
 			}
@@ -47,4 +52,26 @@ func (a *app) importCommand() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&newID, "new-id", false, "import a ctxlab export under a new chat id (an OpenAI array always gets one)")
 	return cmd
+}
+
+// untilDone returns f's result, or ctx's error (after what) as soon as ctx is done (a
+// signal), leaving f to finish unobserved: f must write nothing (the process is about to
+// exit).
+func untilDone[T any](ctx context.Context, what string, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, ctx.Err())
+	}
 }

@@ -14,7 +14,7 @@ import (
 )
 
 func (a *app) replayCommand() *cobra.Command {
-	var contextPath string
+	var contextPath, requestForm string
 	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "replay CHAT",
@@ -25,8 +25,11 @@ func (a *app) replayCommand() *cobra.Command {
 			"writes to the chat.",
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRequestFlag(requestForm, asJSON); err != nil {
+				return err
+			}
 			out := bufio.NewWriter(a.stdout)
-			lines := &jsonLines{w: out}
+			lines := newJSONLines(out, requestForm)
 			stats, err := ctxapp.Replay(cmd.Context(), a.options(), args[0], contextPath, func(t *engine.Trace) error {
 				if asJSON {
 					return lines.write(t)
@@ -52,6 +55,7 @@ func (a *app) replayCommand() *cobra.Command {
 	f.StringVar(&contextPath, "context", "", "re-evaluate every turn under this context file")
 	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
+	addRequestFlag(cmd, &requestForm)
 	return cmd
 }
 
@@ -61,7 +65,11 @@ var reminderTag = regexp.MustCompile(`(?s)<system-reminder>.*?</system-reminder>
 func userText(req chat.Request) string {
 	for i := req.Len() - 1; i >= 0; i-- {
 		if m := req.At(i); m.Role == chat.RoleUser {
-			return strings.TrimSpace(reminderTag.ReplaceAllString(m.Text(), ""))
+			text := m.Text()
+			if !strings.Contains(text, "<system-reminder>") { // a long message is not copied
+				return strings.TrimSpace(text)
+			}
+			return strings.TrimSpace(reminderTag.ReplaceAllString(text, ""))
 		}
 	}
 	return ""

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -208,5 +209,27 @@ func TestReplayUnderItsOwnFileChangesNothing(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUserTextOfALongMessage is issue 22 item 11: the replay of a chat of a 100 MB message
+// took 3.2 GB. The text a turn's block shows of its user message is not copied by a
+// regular expression when it holds no reminder, and a reminder is still taken out.
+func TestUserTextOfALongMessage(t *testing.T) {
+	text := strings.Repeat("lorem ipsum dolor sit amet ", 20<<20/27)
+	req := chat.Request{Messages: []chat.WireMessage{{Role: chat.RoleUser, Content: text + " "}}}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := userText(req)
+	runtime.ReadMemStats(&after)
+	if got != strings.TrimSpace(text) {
+		t.Fatalf("userText: %d bytes, want the message's %d", len(got), len(text))
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+		t.Errorf("userText of a 20 MB message allocated %d MB", n>>20)
+	}
+	req.Messages[0].Content = "hello<system-reminder>Stay concise.</system-reminder> there"
+	if got := userText(req); got != "hello there" {
+		t.Errorf("userText with a reminder: %q, want %q", got, "hello there")
 	}
 }

@@ -22,13 +22,16 @@ import (
 const maxStdinScript = 8 << 20
 
 func (a *app) runCommand() *cobra.Command {
-	var contextPath string
+	var contextPath, requestForm string
 	var asJSON, showMessages bool
 	cmd := &cobra.Command{
 		Use:   "run SCRIPT.yaml|-",
 		Short: "Play a script: each turn is answered by its scripted reply or sent to the model",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkRequestFlag(requestForm, asJSON); err != nil {
+				return err
+			}
 			// A run is a batch whose live heap is small (a few MB for 500 turns) and whose
 			// turns each leave about 150 KB behind: collecting when the heap has tripled
 			// rather than doubled takes half the collections, for about 11 MB more at the
@@ -69,6 +72,7 @@ func (a *app) runCommand() *cobra.Command {
 			// the turn: the queue reads them later.
 			out := newOutQueue(stream == nil)
 			defer out.wait()
+			lines := newJSONLines(a.stdout, requestForm) // written on the queue only
 			// Each turn's block is written whole, in one write: it is built in turnOut,
 			// made inert as writeTurnView writes it.
 			var turnOut bytes.Buffer
@@ -77,7 +81,7 @@ func (a *app) runCommand() *cobra.Command {
 				t := res.Trace(res.Turn.ChatID)
 				switch {
 				case asJSON:
-					out.do(func() { _ = writeJSONLine(a.stdout, t) })
+					out.do(func() { _ = lines.write(&t) })
 				case stream != nil:
 					stream.turn(st, &t, res.PlannedOn)
 				default:
@@ -134,5 +138,6 @@ func (a *app) runCommand() *cobra.Command {
 	f.StringVar(&contextPath, "context", "", "context file (default: the script's context:)")
 	f.BoolVar(&showMessages, "show-messages", false, "show the final user message as sent (reminders baked in) and the system-placement message")
 	f.BoolVar(&asJSON, "json", false, "print one JSON trace per turn, one per line")
+	addRequestFlag(cmd, &requestForm)
 	return cmd
 }

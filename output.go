@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/spf13/cobra"
 
 	"github.com/ctxlab/ctxlab/engine"
 	ctxapp "github.com/ctxlab/ctxlab/engine/app"
@@ -25,13 +26,57 @@ func writeJSONLine(w io.Writer, v any) error {
 }
 
 // jsonLines writes values to w as lines of JSON, with <, > and & left as they are,
-// reusing one buffer for the values that append their own JSON (traces, large).
+// reusing one buffer for the values that append their own JSON (traces, large). With
+// news set (`--request new`), traces are written in the form it writes, each after the
+// trace before (one jsonLines per command's output).
 type jsonLines struct {
-	w   io.Writer
-	buf []byte
+	w    io.Writer
+	buf  []byte
+	news *engine.NewRequests
+}
+
+// Values of the --request flag of `run` and `replay`.
+const (
+	requestFull = "full"
+	requestNew  = "new"
+)
+
+// newJSONLines returns the JSON lines of a command whose --request flag is form.
+func newJSONLines(w io.Writer, form string) *jsonLines {
+	j := &jsonLines{w: w}
+	if form == requestNew {
+		j.news = new(engine.NewRequests)
+	}
+	return j
+}
+
+// addRequestFlag adds the --request flag of `run` and `replay` to cmd.
+func addRequestFlag(cmd *cobra.Command, form *string) {
+	cmd.Flags().StringVar(form, "request", requestFull, "with --json, each trace's request: full (as sent), or new (what is new since the trace before)")
+	_ = cmd.RegisterFlagCompletionFunc("request", cobra.FixedCompletions([]string{requestFull, requestNew}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// checkRequestFlag checks the value of a --request flag, which only --json output takes.
+func checkRequestFlag(form string, asJSON bool) error {
+	if form != requestFull && form != requestNew {
+		return &usageError{fmt.Sprintf("unknown --request %q (want %s or %s)", form, requestFull, requestNew)}
+	}
+	if form == requestNew && !asJSON {
+		return &usageError{"--request new is a form of the --json output: add --json"}
+	}
+	return nil
 }
 
 func (j *jsonLines) write(v any) error {
+	if t, ok := v.(*engine.Trace); ok && j.news != nil {
+		b, err := j.news.AppendJSON(j.buf[:0], t)
+		if err != nil {
+			return err
+		}
+		j.buf = append(b, '\n')
+		_, err = j.w.Write(j.buf)
+		return err
+	}
 	if a, ok := v.(interface{ AppendJSON([]byte) ([]byte, error) }); ok {
 		b, err := a.AppendJSON(j.buf[:0])
 		if err != nil {

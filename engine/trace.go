@@ -58,6 +58,59 @@ func (t Trace) MarshalJSON() ([]byte, error) {
 
 // AppendJSON appends the trace's JSON to dst.
 func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
+	return t.appendJSON(dst, nil)
+}
+
+// RequestFormNew is the value of a trace's request_form when its request holds only
+// what is new since the trace before (NewRequests).
+const RequestFormNew = "new"
+
+// NewRequests writes a sequence of traces (the lines of `run --json` or `replay --json`)
+// with `--request new`: each trace's request holds only what is new since the request of
+// the trace before it, so the output grows with the chat, not with its square. Each
+// trace it writes has "request_form": "new" and, but for the first (whose request is
+// whole), "request_since": {"line", "turn", "branch"}, the trace before (line counted
+// from 1); in its request's messages, each run of messages the request before sent too is
+// one element {"previous": [FROM, TO]} standing for that request's messages FROM to TO-1
+// (chat.Request.AppendJSONSince). Replacing each such element by those messages, from the
+// first trace on, gives every request whole, byte for byte as the default form writes it.
+//
+// The zero value is ready to use; it is not safe for concurrent use. It keeps the
+// request of the last trace written (which shares its history with the session's).
+type NewRequests struct {
+	prev   chat.Request
+	line   int // the number of traces written
+	turn   int
+	branch string
+}
+
+// AppendJSON appends the JSON of t, the next trace of the sequence, to dst.
+func (w *NewRequests) AppendJSON(dst []byte, t *Trace) ([]byte, error) {
+	var prev *chat.Request
+	if w.line > 0 {
+		prev = &w.prev
+	}
+	dst, err := t.appendJSON(dst, &since{prev: prev, line: w.line, turn: w.turn, branch: w.branch})
+	if err != nil {
+		return nil, err
+	}
+	w.prev, w.turn, w.branch = t.Request, t.Turn, t.Branch
+	w.line++
+	return dst, nil
+}
+
+// since is where a trace written by NewRequests stands: the trace before it (prev nil for
+// the first).
+type since struct {
+	prev   *chat.Request
+	line   int // the line before's number, from 1
+	turn   int
+	branch string
+}
+
+// appendJSON appends the trace's JSON to dst, its request whole, or, with s, in the form
+// NewRequests writes.
+func (t *Trace) appendJSON(dst []byte, s *since) ([]byte, error) {
 	str := func(key, v string) {
 		dst = chat.AppendJSONField(dst, key)
 		dst = chat.AppendJSONString(dst, v)
@@ -71,9 +124,26 @@ func (t *Trace) AppendJSON(dst []byte) ([]byte, error) {
 	str("user_message_id", t.UserMessageID)
 	str("assistant_message_id", t.AssistantMessageID)
 	str("system_prompt", t.SystemPrompt)
-	dst = chat.AppendJSONField(dst, "request")
 	var err error
-	if dst, err = t.Request.AppendJSON(dst); err != nil {
+	if s != nil {
+		str("request_form", RequestFormNew)
+		if s.prev != nil {
+			dst = chat.AppendJSONField(dst, "request_since")
+			dst = append(dst, '{')
+			dst = chat.AppendJSONField(dst, "line")
+			dst = strconv.AppendInt(dst, int64(s.line), 10)
+			dst = chat.AppendJSONField(dst, "turn")
+			dst = strconv.AppendInt(dst, int64(s.turn), 10)
+			str("branch", s.branch)
+			dst = append(dst, '}')
+		}
+		dst = chat.AppendJSONField(dst, "request")
+		dst, err = t.Request.AppendJSONSince(dst, s.prev)
+	} else {
+		dst = chat.AppendJSONField(dst, "request")
+		dst, err = t.Request.AppendJSON(dst)
+	}
+	if err != nil {
 		return nil, err
 	}
 	dst = chat.AppendJSONField(dst, "decisions")

@@ -38,6 +38,12 @@ func IsStopWord(w string) bool {
 // document length.
 func Tokenize(s string) []string {
 	var out []string
+	eachToken(s, func(tok string) { out = append(out, tok) })
+	return out
+}
+
+// eachToken calls fn with each token of s, in order (see Tokenize).
+func eachToken(s string, fn func(tok string)) {
 	for i := 0; i < len(s); {
 		r, size := rune(s[i]), 1
 		if r >= utf8.RuneSelf {
@@ -83,9 +89,8 @@ func Tokenize(s string) []string {
 		if letters == 0 || (n == 1 && tok != "a" && tok != "i") {
 			continue
 		}
-		out = append(out, tok)
+		fn(tok)
 	}
-	return out
 }
 
 // isWordRune reports whether r starts a token.
@@ -98,8 +103,44 @@ func isWordRune(r rune) bool {
 
 // queryTerms returns the distinct tokens of s that are not stop words, in order of first
 // appearance: the terms a BM25 query sums over.
+// It keeps no more than the terms: a message of megabytes is not held as its tokens
+// (for 8 MiB of text, 320 MB were allocated).
 func queryTerms(s string) []string {
-	return uniqueTerms(Tokenize(s))
+	var u termSet
+	eachToken(s, u.add)
+	return u.out
+}
+
+// termSet gathers distinct terms, stop words left out, in order of first appearance.
+type termSet struct {
+	out  []string
+	seen map[string]struct{} // once there are more than a few terms
+}
+
+// add adds t unless it is a stop word or was added before.
+func (u *termSet) add(t string) {
+	if IsStopWord(t) {
+		return
+	}
+	if u.seen != nil {
+		if _, ok := u.seen[t]; !ok {
+			u.seen[t] = struct{}{}
+			u.out = append(u.out, t)
+		}
+		return
+	}
+	for _, v := range u.out {
+		if v == t {
+			return
+		}
+	}
+	u.out = append(u.out, t)
+	if len(u.out) > 16 {
+		u.seen = make(map[string]struct{}, 64)
+		for _, v := range u.out {
+			u.seen[v] = struct{}{}
+		}
+	}
 }
 
 // uniqueTerms drops stop words and repeats from tokens, keeping the first appearance.
@@ -120,7 +161,7 @@ func uniqueTerms(tokens []string) []string {
 		}
 		return out
 	}
-	seen := make(map[string]struct{}, len(tokens))
+	seen := make(map[string]struct{}, min(len(tokens), 1024)) // terms repeat: grown as needed
 	for _, t := range tokens {
 		if IsStopWord(t) {
 			continue

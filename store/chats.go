@@ -174,17 +174,38 @@ func (d *DB) ListChats(ctx context.Context, opt ListOptions) ([]ChatSummary, err
 	// migration 0007), then only those get their branches read.
 	inner := "SELECT * FROM chats"
 	var args []any
+	var q querier = d.db
 	if strings.TrimSpace(opt.Search) != "" {
 		match := ftsQuery(opt.Search)
 		if match == "" {
 			return nil, nil // nothing searchable: no word characters
 		}
-		if err := d.indexForSearch(ctx); err != nil {
+		inner += ` WHERE id IN (SELECT m.chat_id FROM messages_fts f JOIN messages m ON m.pk = f.rowid
+			WHERE messages_fts MATCH ?1`
+		args = append(args, match)
+		if d.readOnly {
+			// The messages the index waits for are indexed in memory, on one connection.
+			conn, err := d.db.Conn(ctx)
+			if err != nil {
+				return nil, dbErr(ctx, err, "list chats")
+			}
+			defer conn.Close()
+			pending, err := indexPendingTemp(ctx, conn)
+			if pending {
+				defer conn.ExecContext(context.Background(), "DROP TABLE IF EXISTS "+pendingFTS)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if pending {
+				inner += ` UNION SELECT m.chat_id FROM ` + pendingFTS + ` f JOIN messages m ON m.pk = f.rowid
+					WHERE pending_fts MATCH ?1`
+			}
+			q = conn
+		} else if err := d.indexForSearch(ctx); err != nil {
 			return nil, err
 		}
-		inner += ` WHERE id IN (SELECT m.chat_id FROM messages_fts f JOIN messages m ON m.pk = f.rowid
-			WHERE messages_fts MATCH ?)`
-		args = append(args, match)
+		inner += ")"
 	}
 	inner += " ORDER BY updated_at DESC, id"
 	if opt.Limit > 0 {
@@ -196,7 +217,7 @@ func (d *DB) ListChats(ctx context.Context, opt ListOptions) ([]ChatSummary, err
 		coalesce((SELECT m.user_turns FROM branches b JOIN messages m ON m.chat_id = b.chat_id AND m.id = b.head
 			WHERE b.chat_id = c.id AND b.name = c.active_branch), 0)
 		FROM (` + inner + `) c ORDER BY c.updated_at DESC, c.id`
-	rows, err := d.db.QueryContext(ctx, query, args...)
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, dbErr(ctx, err, "list chats")
 	}

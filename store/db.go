@@ -66,6 +66,8 @@ type DB struct {
 	fts ftsIndexed
 	// ckpt runs the checkpoints of a database on a file (checkpoint.go).
 	ckpt checkpointer
+	// readOnly is set on a database opened read-only (openReader): it is never written.
+	readOnly bool
 
 	// Now returns the current time, used for created and updated times the caller did not
 	// give. It defaults to time.Now; tests replace it.
@@ -136,22 +138,35 @@ var ErrNoDatabase = errors.New("no ctxlab database")
 // OpenExisting opens the ctxlab database at path for a reader, which must not create one:
 // a file that does not exist, or a file with no schema yet (an empty file, or a SQLite
 // database with no table), gives an error wrapping ErrNoDatabase and is left as it was,
-// where Open would write a new schema into it. Otherwise it is Open: an older schema is
-// brought up to date, a newer one or a file that is not a ctxlab database is refused.
+// where Open would write a new schema into it. A file that is not a SQLite database is
+// refused (ErrSchema) with what it is. When the process may write the file and its
+// directory, it is Open: an older schema is brought up to date, a newer one refused.
+// Otherwise (a read-only directory or file) the database is opened read-only, and
+// nothing is written or made beside it: see openReader.
 func OpenExisting(path string) (*DB, error) {
 	if path == "" {
 		return nil, fmt.Errorf("open database: %w", invalidf("empty path"))
 	}
-	if path != Memory {
-		if err := precheckExisting(path); err != nil {
+	if path == Memory {
+		return Open(path)
+	}
+	if err := precheckExisting(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if !canWrite(path) {
+		d, err := openReader(path)
+		if err != nil {
 			return nil, fmt.Errorf("open database %s: %w", path, err)
 		}
+		return d, nil
 	}
 	return Open(path)
 }
 
-// precheckExisting reports a path that holds no ctxlab database (ErrNoDatabase), reading
-// an existing file read-only.
+// precheckExisting reports a path that holds no ctxlab database (ErrNoDatabase), or no
+// database at all, reading an existing file read-only. It leaves the schema's checks to
+// the open when the file cannot be written (a look at it would make the files of a log
+// beside it, which could then not be removed).
 func precheckExisting(path string) error {
 	fi, err := os.Stat(path)
 	switch {
@@ -161,8 +176,14 @@ func precheckExisting(path string) error {
 		return err
 	case !fi.Mode().IsRegular():
 		return invalidf("%s, not a database file", diag.FileKind(fi.Mode()))
-	case fi.Size() == 0:
+	}
+	if empty, err := sniff(path, fi); err != nil {
+		return err
+	} else if empty {
 		return fmt.Errorf("%w: the file is empty", ErrNoDatabase)
+	}
+	if !canWrite(path) {
+		return nil
 	}
 	sdb, err := openReadOnly(path)
 	if err != nil {
@@ -186,8 +207,8 @@ func precheckExisting(path string) error {
 }
 
 // precheck looks at an existing file read-only, before the connection settings (WAL) of
-// Open change it: a file that is not a ctxlab database, or one with a newer schema, is
-// refused untouched.
+// Open change it: a file that is not a SQLite database, a database that is not ctxlab's,
+// or one with a newer schema, is refused untouched.
 func precheck(path string) error {
 	if path == Memory {
 		return nil
@@ -198,6 +219,13 @@ func precheck(path string) error {
 	}
 	if !fi.Mode().IsRegular() { // a named pipe would block the open for ever
 		return invalidf("%s, not a database file", diag.FileKind(fi.Mode()))
+	}
+	if empty, err := sniff(path, fi); err != nil || empty {
+		return err // an empty file is where Open makes a new database
+	}
+	if !canWrite(path) { // before SQLite makes the log's files beside it, for good
+		return &storeError{msg: "the file or its folder is read-only, and this command writes " +
+			"(the commands that only read, such as chats, replay and export, open it read-only)"}
 	}
 	sdb, err := openReadOnly(path)
 	if err != nil {

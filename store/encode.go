@@ -3,6 +3,7 @@ package store
 import (
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/ctxlab/ctxlab/engine/chat"
 )
@@ -16,6 +17,17 @@ import (
 // encBufPool holds the buffers of the encoders.
 var encBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
+// maxPooledBuf is the largest buffer put back in encBufPool: one that held a message of
+// megabytes is left to the garbage collector, not kept for the next message.
+const maxPooledBuf = 1 << 20
+
+// putEncBuf puts a buffer back in encBufPool unless it grew past maxPooledBuf.
+func putEncBuf(bp *[]byte) {
+	if *bp != nil && cap(*bp) <= maxPooledBuf {
+		encBufPool.Put(bp)
+	}
+}
+
 // encodeParts returns the parts column of parts.
 func encodeParts(parts []chat.Part) (string, error) {
 	for i := range parts {
@@ -27,7 +39,15 @@ func encodeParts(parts []chat.Part) (string, error) {
 		return "null", nil
 	}
 	bp := encBufPool.Get().(*[]byte)
-	defer encBufPool.Put(bp)
+	defer putEncBuf(bp)
+	size := 2
+	for i := range parts {
+		p := &parts[i]
+		size += 64 + len(p.Text) + len(p.ToolCallID) + len(p.ToolName) + len(p.Output) + len(p.ErrorText)
+	}
+	if cap(*bp) < size { // a long text: room for it at once, not by doubling
+		*bp = make([]byte, 0, size+size/16)
+	}
 	b := append((*bp)[:0], '[')
 	for i := range parts {
 		p := &parts[i]
@@ -49,6 +69,10 @@ func encodeParts(parts []chat.Part) (string, error) {
 		b = append(b, '}')
 	}
 	b = append(b, ']')
+	if cap(b) > maxPooledBuf { // not put back: the string can be the buffer, not a copy
+		*bp = nil
+		return unsafe.String(unsafe.SliceData(b), len(b)), nil
+	}
 	*bp = b
 	return string(b), nil
 }
@@ -56,7 +80,7 @@ func encodeParts(parts []chat.Part) (string, error) {
 // encodeReminders returns the reminders column of spans (not empty).
 func encodeReminders(spans []chat.ReminderSpan) string {
 	bp := encBufPool.Get().(*[]byte)
-	defer encBufPool.Put(bp)
+	defer putEncBuf(bp)
 	b := append((*bp)[:0], '[')
 	for i := range spans {
 		s := &spans[i]
@@ -83,7 +107,7 @@ func encodeReminders(spans []chat.ReminderSpan) string {
 // encodeFired returns the fired column of fired (not empty).
 func encodeFired(fired []chat.Fired) string {
 	bp := encBufPool.Get().(*[]byte)
-	defer encBufPool.Put(bp)
+	defer putEncBuf(bp)
 	b := append((*bp)[:0], '[')
 	for i := range fired {
 		f := &fired[i]

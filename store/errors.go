@@ -29,6 +29,9 @@ var (
 	// ErrSchema reports a database this build cannot use: a newer schema version, or a
 	// file that is not a ctxlab database.
 	ErrSchema = errors.New("unsupported database schema")
+	// ErrCorrupt reports a database whose records contradict each other (a file edited by
+	// hand, or damaged): what the store read cannot be right, so it is not used.
+	ErrCorrupt = errors.New("database is corrupt")
 )
 
 // errNeedsRecovery reports a database whose write-ahead log (or rollback journal) a
@@ -48,6 +51,12 @@ func (e *storeError) Unwrap() error { return e.kind }
 
 func notFoundf(format string, args ...any) error {
 	return &storeError{msg: fmt.Sprintf(format, args...), kind: ErrNotFound}
+}
+
+// corruptf reports records that contradict each other; the message says that the
+// database is corrupt, then what was found.
+func corruptf(format string, args ...any) error {
+	return &storeError{msg: "the database is corrupt: " + fmt.Sprintf(format, args...), kind: ErrCorrupt}
 }
 
 func conflictf(format string, args ...any) error {

@@ -117,6 +117,16 @@ func indexedPK(ctx context.Context, q querier) (int64, error) {
 // known gives the search text of a message when it is known already (a message this
 // process committed); the others' are read back.
 func indexPending(ctx context.Context, tx querier, known func(pk int64, chatID, id string) (string, bool)) (int64, error) {
+	return indexWaiting(ctx, tx, known, "messages_fts")
+}
+
+// pendingFTS is the temporary index of a search on a database opened read-only: the
+// messages waiting for the full-text index, which it cannot write.
+const pendingFTS = "temp.pending_fts"
+
+// indexWaiting writes the full-text rows of the messages waiting for them into the index
+// table into: messages_fts, whose indexed_pk it moves past them, or pendingFTS.
+func indexWaiting(ctx context.Context, tx querier, known func(pk int64, chatID, id string) (string, bool), into string) (int64, error) {
 	from, err := indexedPK(ctx, tx)
 	if err != nil {
 		return 0, err
@@ -172,7 +182,7 @@ func indexPending(ctx context.Context, tx querier, known func(pk int64, chatID, 
 			return 0, dbErr(ctx, err, "index messages")
 		}
 		for _, r := range batch {
-			if _, err := tx.ExecContext(ctx, "INSERT INTO messages_fts (rowid, text) VALUES (?, ?)", r.pk, r.text); err != nil {
+			if _, err := tx.ExecContext(ctx, "INSERT INTO "+into+" (rowid, text) VALUES (?, ?)", r.pk, r.text); err != nil {
 				return 0, dbErr(ctx, err, "index messages")
 			}
 		}
@@ -180,7 +190,7 @@ func indexPending(ctx context.Context, tx querier, known func(pk int64, chatID, 
 			break
 		}
 	}
-	if last != from {
+	if last != from && into == "messages_fts" {
 		if _, err := tx.ExecContext(ctx, "UPDATE fts_state SET indexed_pk = ?", last); err != nil {
 			return 0, dbErr(ctx, err, "index messages")
 		}
@@ -209,6 +219,26 @@ func (d *DB) indexForSearch(ctx context.Context) error {
 		d.fts.saw(pk)
 	}
 	return err
+}
+
+// indexPendingTemp, on a connection to a database opened read-only, indexes the
+// messages waiting for the full-text index into pendingFTS, made on the connection (the
+// caller drops it), and reports whether any did wait.
+func indexPendingTemp(ctx context.Context, conn *sql.Conn) (bool, error) {
+	var waiting bool
+	err := conn.QueryRowContext(ctx, `SELECT coalesce((SELECT max(pk) FROM messages), 0) >
+		(SELECT indexed_pk FROM fts_state)`).Scan(&waiting)
+	if err != nil || !waiting {
+		return false, dbErr(ctx, err, "read the search index state")
+	}
+	// As messages_fts (migration 0001), in memory (temp_store).
+	_, err = conn.ExecContext(ctx, "CREATE VIRTUAL TABLE "+pendingFTS+
+		" USING fts5 (text, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2')")
+	if err != nil {
+		return false, dbErr(ctx, err, "index messages")
+	}
+	_, err = indexWaiting(ctx, conn, func(int64, string, string) (string, bool) { return "", false }, pendingFTS)
+	return true, err
 }
 
 // indexIfBehind, inside a commit whose last message has pk last, indexes the waiting

@@ -124,6 +124,10 @@ const (
 	batchMessages = 512
 )
 
+// maxWalkReserve bounds the room a path walk reserves ahead from the depth the head
+// message records (a longer path grows its slice as it is read).
+const maxWalkReserve = 1 << 16
+
 // run is a stretch of a path whose messages have consecutive pks, first to last: each is
 // the parent of the next (see migration 0003).
 type run struct{ first, last int64 }
@@ -180,6 +184,12 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 	if err != nil {
 		return nil, nil, "", dbErr(ctx, err, "load path")
 	}
+	// depth is a number read from the file: untrusted. It bounds the walk and is checked
+	// against it, but what is reserved for the walk is bounded too, so that a depth of
+	// 2,000,000,000 is reported rather than allocated.
+	if depth < 0 {
+		return nil, nil, "", corruptf("chat %q: message %q has depth %d", chatID, head, depth)
+	}
 	runs, err := pathRuns(ctx, q, pk, depth)
 	if err != nil {
 		return nil, nil, "", err
@@ -208,7 +218,7 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 	// Room for what the walk will likely read: the whole path, or, when it may stop at a
 	// fork, the head's run (a branch made from another starts a run at its fork). Growing
 	// the slices of big structs costs more than reserving them.
-	want := depth + 1
+	want := min(depth, maxWalkReserve) + 1
 	if known != nil && len(runs) > 0 {
 		want = min(want, int(runs[0].last-runs[0].first)+1)
 	}
@@ -267,8 +277,8 @@ func walk(ctx context.Context, q querier, chatID, head string, known func(id str
 			break
 		}
 	}
-	if fork == "" && len(ms) != depth+1 {
-		return nil, nil, "", &storeError{msg: fmt.Sprintf("chat %q: path to %q has %d messages, want %d", chatID, head, len(ms), depth+1)}
+	if fork == "" && len(ms)-1 != depth {
+		return nil, nil, "", corruptf("chat %q: message %q has depth %d, but its path has %d messages", chatID, head, depth, len(ms))
 	}
 	// The walk yields head first. Each parent is the message before it on the path (the
 	// walk followed parent_pk), so the query leaves parent_id out.
@@ -567,6 +577,7 @@ func parentInfo(ctx context.Context, q querier, chatID, id string) (msgInfo, err
 // reminders baked into them.
 func searchText(m *chat.Message) string {
 	var b strings.Builder
+	var only string // the text, while there is one
 	for i, p := range m.Parts {
 		if p.Type != chat.PartText {
 			continue
@@ -604,10 +615,18 @@ func searchText(m *chat.Message) string {
 		if strings.TrimSpace(text) == "" {
 			continue
 		}
-		if b.Len() > 0 {
-			b.WriteByte('\n')
+		if only == "" && b.Len() == 0 {
+			only = text // the one text so far: not copied unless another follows
+			continue
 		}
+		if b.Len() == 0 {
+			b.WriteString(only)
+		}
+		b.WriteByte('\n')
 		b.WriteString(text)
+	}
+	if b.Len() == 0 {
+		return only
 	}
 	return b.String()
 }

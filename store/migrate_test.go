@@ -214,7 +214,13 @@ func TestOpenRefuses(t *testing.T) {
 		}, "not a ctxlab database (application id 0x2a)"},
 		{"not a database", func(t *testing.T, path string) {
 			os.WriteFile(path, bytes.Repeat([]byte("this is a text file, not SQLite\n"), 200), 0o644)
-		}, "file is not a database"},
+		}, `not a database file: it holds text ("this is a text file, not…")`},
+		{"binary, not a database", func(t *testing.T, path string) {
+			os.WriteFile(path, append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 4096)...), 0o644)
+		}, "not a database file: it does not start as a SQLite database does"},
+		{"a SQLite header cut short", func(t *testing.T, path string) {
+			os.WriteFile(path, []byte("SQLite form"), 0o644)
+		}, `not a database file: it holds text ("SQLite form")`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

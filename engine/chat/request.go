@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"iter"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -240,6 +242,12 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 		}
 	}
 	dst = append(dst, ']')
+	return r.appendParams(dst)
+}
+
+// appendParams appends the fields of the request after its messages, and its closing
+// brace.
+func (r *Request) appendParams(dst []byte) ([]byte, error) {
 	type params struct {
 		Tools               []WireTool `json:"tools"`
 		Temperature         *float64   `json:"temperature,omitempty"`
@@ -264,6 +272,121 @@ func (r *Request) AppendJSON(dst []byte) ([]byte, error) {
 	}
 	dst = append(dst, ',')
 	return append(dst, rest[1:]...), nil // the rest of the object, after its '{'
+}
+
+// AppendJSONSince appends the request's JSON to dst in the form `--request new` prints,
+// where what prev (the request of the trace before) also sent is not written again: as
+// AppendJSON writes it, but for each run of messages that are prev's messages FROM to
+// TO-1, in order, which is the one element {"previous":[FROM,TO]} (positions in prev's
+// messages array, counted from 0, TO excluded: a jq slice). Rebuilt, the messages are
+// those of AppendJSON, byte for byte. With prev nil it writes what AppendJSON writes.
+//
+// A request sends its chat's history again (Shared): runs of it that prev sent too are
+// found without reading them where both share the history's memory, so the work, like
+// the output, grows with what is new rather than with the history. Any other message is
+// compared with prev's at the same place (or the next: prev's injected system message
+// is not history), so what is written is exact whatever the two requests hold.
+func (r *Request) AppendJSONSince(dst []byte, prev *Request) ([]byte, error) {
+	if prev == nil {
+		return r.AppendJSON(dst)
+	}
+	dst = append(dst, '{')
+	dst = AppendJSONField(dst, "model")
+	dst = AppendJSONString(dst, r.Model)
+	dst = AppendJSONField(dst, "messages")
+	dst = append(dst, '[')
+	n, m := r.Len(), prev.Len()
+	from, to := -1, -1 // the run of prev's messages not yet written
+	first := true
+	elem := func() {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+	}
+	flush := func() {
+		if from < 0 {
+			return
+		}
+		elem()
+		dst = append(dst, `{"previous":[`...)
+		dst = strconv.AppendInt(dst, int64(from), 10)
+		dst = append(dst, ',')
+		dst = strconv.AppendInt(dst, int64(to), 10)
+		dst = append(dst, "]}"...)
+		from, to = -1, -1
+	}
+	take := func(j, k int) { // prev's messages j to j+k-1 are the next ones
+		if from >= 0 && to == j {
+			to += k
+			return
+		}
+		flush()
+		from, to = j, j+k
+	}
+	for i, j := 0, 0; i < n; {
+		if j < m {
+			if k := sharedRun(r, prev, i, j); k > 0 {
+				take(j, k)
+				i, j = i+k, j+k
+				continue
+			}
+			if r.ptr(i).same(prev.ptr(j)) {
+				take(j, 1)
+				i, j = i+1, j+1
+				continue
+			}
+			if j+1 < m && r.ptr(i).same(prev.ptr(j+1)) { // prev's message j is not in r
+				j++
+				continue
+			}
+		}
+		flush()
+		elem()
+		dst = r.ptr(i).AppendJSON(dst)
+		i, j = i+1, j+1
+	}
+	flush()
+	dst = append(dst, ']')
+	return r.appendParams(dst)
+}
+
+// sharedRun returns how many messages from r's i and prev's j on are the same memory of
+// both requests' Shared history (0 when they are not): a history is only appended to and
+// never written, so they are the same messages.
+func sharedRun(r, prev *Request, i, j int) int {
+	i, j = i-len(r.Head), j-len(prev.Head)
+	if i < 0 || j < 0 || i >= len(r.Shared) || j >= len(prev.Shared) || &r.Shared[i] != &prev.Shared[j] {
+		return 0
+	}
+	return min(len(r.Shared)-i, len(prev.Shared)-j)
+}
+
+// ptr returns message i of the request (0 <= i < Len), in place.
+func (r *Request) ptr(i int) *WireMessage {
+	if i < len(r.Head) {
+		return &r.Head[i]
+	}
+	i -= len(r.Head)
+	if i < len(r.Shared) {
+		return &r.Shared[i]
+	}
+	return &r.Messages[i-len(r.Shared)]
+}
+
+// same reports whether m and o are written as the same JSON.
+func (m *WireMessage) same(o *WireMessage) bool {
+	if m == o {
+		return true
+	}
+	if m.raw != nil && o.raw != nil {
+		return bytes.Equal(m.raw, o.raw) // both cached (history): often the same bytes
+	}
+	if m.Role != o.Role || m.Content != o.Content || m.ToolCallID != o.ToolCallID ||
+		(m.Parts == nil) != (o.Parts == nil) || !slices.Equal(m.Parts, o.Parts) || !slices.Equal(m.ToolCalls, o.ToolCalls) {
+		return false
+	}
+	return true
 }
 
 // Len returns the number of messages of the request.

@@ -1,8 +1,11 @@
 package chat
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -134,4 +137,123 @@ func TestRequestAllStops(t *testing.T) {
 			t.Errorf("break at %d: got %v, want %v", stop, got, want)
 		}
 	}
+}
+
+// TestAppendJSONSince checks the form `--request new` writes a request in: each run of
+// messages the request before sent too is one {"previous": [FROM, TO]} element, and
+// putting those messages back gives the request as AppendJSON writes it, byte for byte.
+func TestAppendJSONSince(t *testing.T) {
+	msg := func(role Role, s string) WireMessage { return WireMessage{Role: role, Content: s} }
+	sys, sys2 := msg(RoleSystem, "<role>Be brief.</role>"), msg(RoleSystem, "<role>Be brief.</role> It is Monday.")
+	inject := msg(RoleSystem, "<system-reminder>Sys.</system-reminder>")
+	u1, u2, u3, edited := msg(RoleUser, "one"), msg(RoleUser, "two"), msg(RoleUser, "three"), msg(RoleUser, "one, edited")
+	a1 := WireMessage{Role: RoleAssistant, ToolCalls: []WireToolCall{{ID: "c1", Type: "function", Function: FunctionCall{Name: "run_sql", Arguments: `{}`}}}}
+	tool, a1text, a2 := WireMessage{Role: RoleTool, ToolCallID: "c1", Content: "[]"}, msg(RoleAssistant, "ok"), msg(RoleAssistant, "done")
+	parts := WireMessage{Role: RoleUser, Parts: []ContentPart{{Type: "text", Text: "two"}}}
+	// The history as a session caches it: one array, only appended to, shared by requests.
+	hist := make([]WireMessage, 0, 16)
+	for _, m := range []WireMessage{u1, a1, tool, a1text, u2, a2} {
+		hist = append(hist, m.Encoded())
+	}
+	moved := append([]WireMessage(nil), hist...) // the same history after the array grew
+	temp := 0.5
+	tools := []WireTool{{Type: "function", Function: FunctionDecl{Name: "run_sql"}}}
+	req := func(head []WireMessage, shared []WireMessage, msgs ...WireMessage) *Request {
+		return &Request{Model: "m", Head: head, Shared: shared, Messages: msgs, Tools: tools, Temperature: &temp}
+	}
+	turn2 := req([]WireMessage{sys}, hist[:4:4], u2)
+	tests := []struct {
+		name      string
+		prev, cur *Request
+		want      string // the messages written: roles, and FROM-TO for a run of prev's
+	}{
+		{"first line", nil, turn2, "system user assistant tool assistant user"},
+		{"next turn, history shared", turn2, req([]WireMessage{sys}, hist[:6:6], u3), "0-6 assistant user"},
+		{"next turn, history moved", turn2, req([]WireMessage{sys}, moved[:6:6], u3), "0-6 assistant user"},
+		{"system prompt changed", turn2, req([]WireMessage{sys2}, hist[:6:6], u3), "system 1-6 assistant user"},
+		{"injected system message before", req([]WireMessage{sys}, hist[:4:4], inject, u2), req([]WireMessage{sys}, hist[:6:6], u3),
+			"0-5 6-7 assistant user"},
+		{"injected system message now", turn2, req([]WireMessage{sys}, hist[:6:6], inject, u3), "0-6 assistant system user"},
+		{"regenerated: the same request", turn2, turn2, "0-6"},
+		{"edit of turn 1: a new branch", turn2, req([]WireMessage{sys}, nil, edited), "0-1 user"},
+		{"whole requests, decoded", &Request{Model: "m", Messages: []WireMessage{sys, u1, a1text}},
+			&Request{Model: "m", Messages: []WireMessage{sys, u1, a1text, u2}}, "0-3 user"},
+		{"parts are not content", req([]WireMessage{sys}, hist[:4:4], parts), req([]WireMessage{sys}, hist[:4:4], u2), "0-5 user"},
+		{"no messages", turn2, &Request{Model: "m"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := tt.cur.AppendJSONSince([]byte("x"), tt.prev)
+			if err != nil || b[0] != 'x' {
+				t.Fatalf("AppendJSONSince: %s, %v", b, err)
+			}
+			var got struct {
+				Messages []json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(b[1:], &got); err != nil {
+				t.Fatalf("not JSON: %v\n%s", err, b[1:])
+			}
+			var prevMsgs []json.RawMessage
+			if tt.prev != nil {
+				prevMsgs = rawMessages(t, tt.prev)
+			}
+			var shape []string
+			var rebuilt []json.RawMessage
+			for _, m := range got.Messages {
+				var e struct {
+					Previous []int `json:"previous"`
+					Role     Role  `json:"role"`
+				}
+				if err := json.Unmarshal(m, &e); err != nil {
+					t.Fatal(err)
+				}
+				if e.Previous == nil {
+					shape, rebuilt = append(shape, string(e.Role)), append(rebuilt, m)
+					continue
+				}
+				if string(m) != fmt.Sprintf(`{"previous":[%d,%d]}`, e.Previous[0], e.Previous[1]) || e.Previous[0] >= e.Previous[1] {
+					t.Errorf("reference %s: want {\"previous\":[FROM,TO]}, FROM < TO", m)
+				}
+				shape = append(shape, fmt.Sprintf("%d-%d", e.Previous[0], e.Previous[1]))
+				rebuilt = append(rebuilt, prevMsgs[e.Previous[0]:e.Previous[1]]...)
+			}
+			if s := strings.Join(shape, " "); s != tt.want {
+				t.Errorf("messages written: %q, want %q", s, tt.want)
+			}
+			whole, err := tt.cur.AppendJSON(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The rebuilt request is the whole one, byte for byte, messages and the rest.
+			var asWritten []byte
+			asWritten = append(asWritten, `{"model":"m","messages":[`...)
+			for i, m := range rebuilt {
+				if i > 0 {
+					asWritten = append(asWritten, ',')
+				}
+				asWritten = append(asWritten, m...)
+			}
+			rest := b[1+bytes.Index(b[1:], []byte(`],"tools":`)):]
+			asWritten = append(asWritten, rest...)
+			if !bytes.Equal(asWritten, whole) {
+				t.Errorf("rebuilt:\n%s\nwant:\n%s", asWritten, whole)
+			}
+		})
+	}
+}
+
+// rawMessages returns the messages of r as AppendJSON writes them.
+func rawMessages(t *testing.T, r *Request) []json.RawMessage {
+	t.Helper()
+	b, err := r.AppendJSON(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		t.Fatal(err)
+	}
+	return w.Messages
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // MaxTitleLen is the longest chat title a store accepts, in bytes.
@@ -14,13 +15,30 @@ const TitleLen = 60
 
 // TitleFrom makes a chat title from a text (the first user message): its white space and
 // control characters collapsed into single spaces, and at most TitleLen characters, the
-// cut marked with "…".
+// cut marked with "…". It reads no more of the text than the title needs: a first
+// message may be megabytes long.
 func TitleFrom(text string) string {
-	s := strings.Join(strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
-	if r := []rune(s); len(r) > TitleLen {
-		return strings.TrimSpace(string(r[:TitleLen])) + "…"
+	var b strings.Builder
+	n, space := 0, false // characters written; white space is pending
+	for i, r := range text {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = n > 0
+			continue
+		}
+		if space && n < TitleLen {
+			b.WriteByte(' ')
+			n++
+		}
+		if n >= TitleLen { // the text goes on past the title: cut
+			// As a string of runes: a byte that is not UTF-8 is written U+FFFD.
+			return strings.TrimSpace(string([]rune(b.String()))) + "…"
+		}
+		space = false
+		_, size := utf8.DecodeRuneInString(text[i:])
+		b.WriteString(text[i : i+size])
+		n++
 	}
-	return s
+	return b.String()
 }
 
 // CheckTitle reports a title that a store refuses: longer than MaxTitleLen, or holding a

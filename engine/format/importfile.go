@@ -58,10 +58,13 @@ func ReadImportFile(path string, opt ImportOptions) (*ImportFile, error) {
 		return nil, &diag.Error{File: path, Msg: "cannot read: " + strings.TrimPrefix(err.Error(), "open "+path+": ")}
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxExportSize {
-		return nil, &diag.Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d bytes", int64(MaxExportSize))}
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if size = fi.Size(); size > MaxExportSize {
+			return nil, &diag.Error{File: path, Line: 1, Col: 1, Msg: fmt.Sprintf("larger than %d bytes", int64(MaxExportSize))}
+		}
 	}
-	return ReadImport(f, path, opt)
+	return readImport(f, path, opt, size)
 }
 
 // ReadImport reads an import file from r, named name in messages, and checks all of it:
@@ -79,7 +82,18 @@ func ReadImportFile(path string, opt ImportOptions) (*ImportFile, error) {
 // head, the active branch, a message's parent), the start of the file for a problem of
 // the whole file.
 func ReadImport(r io.Reader, name string, opt ImportOptions) (*ImportFile, error) {
-	b, err := io.ReadAll(io.LimitReader(r, MaxExportSize+1))
+	return readImport(r, name, opt, 0)
+}
+
+// readImport is ReadImport of a file whose size is known (0: not known): it is read into
+// a buffer of that size, not one grown by doubling (a 100 MB file allocated 236 MB).
+func readImport(r io.Reader, name string, opt ImportOptions, size int64) (*ImportFile, error) {
+	var buf bytes.Buffer
+	if size > 0 {
+		buf.Grow(int(size) + bytes.MinRead) // room to find the end without growing
+	}
+	_, err := buf.ReadFrom(io.LimitReader(r, MaxExportSize+1))
+	b := buf.Bytes()
 	if err != nil {
 		return nil, &diag.Error{File: name, Msg: "cannot read: " + err.Error()}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -191,5 +192,39 @@ func TestImport(t *testing.T) {
 	}
 	if list, _ := db.ListChats(ctx, store.ListOptions{}); len(list) != 1 {
 		t.Errorf("got %d chats, want 1", len(list))
+	}
+}
+
+// TestReadImportOfALongMessage is issue 22 item 11: an import of one 100 MB message took
+// 1.35 GB. Reading and checking a file of one long message allocates the file and the
+// message's text, about twice the file, not copies of it grown by doubling (a buffer of
+// the file, the json.Decoder's, the message's raw JSON, its text joined for the title:
+// ten times the file).
+func TestReadImportOfALongMessage(t *testing.T) {
+	text := strings.Repeat("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ", 20<<20/78)
+	for _, tt := range []struct{ name, body string }{
+		{"an array", `[{"role":"user","content":"` + text + `"},{"role":"assistant","content":"ok"}]`},
+		{"a request body", `{"model":"m","messages":[{"role":"user","content":[{"type":"text","text":"` + text + `"}]},{"role":"assistant","content":"ok"}]}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "long.json")
+			if err := os.WriteFile(path, []byte(tt.body), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			imp, err := format.ReadImportFile(path, format.ImportOptions{Now: t0, IDs: seq()})
+			runtime.ReadMemStats(&after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := imp.Export.Messages[0].Parts[0].Text; got != text {
+				t.Fatalf("the message's text is %d bytes, want %d", len(got), len(text))
+			}
+			if n, size := after.TotalAlloc-before.TotalAlloc, uint64(len(tt.body)); n > 5*size/2 {
+				t.Errorf("reading a file of %d MB allocated %d MB, want at most 2.5 times the file", size>>20, n>>20)
+			}
+		})
 	}
 }

@@ -283,6 +283,10 @@ func splitReminders(msg *chat.Message) ([]string, []span) {
 		if p.Type != chat.PartText {
 			continue
 		}
+		if k == len(spans) || spans[k].part != i { // no reminder in it: the text as it is
+			texts = append(texts, p.Text)
+			continue
+		}
 		var b strings.Builder
 		at := 0
 		for ; k < len(spans) && spans[k].part == i; k++ {

@@ -376,6 +376,14 @@ type Array struct {
 // legacy "function_call" is refused. Errors are *OpenAIError values with the byte offset of the
 // problem (of the message, for a problem inside one).
 func DecodeOpenAI(b []byte) (Array, error) {
+	if a, ok := decodeInPlace(b); ok {
+		return a, nil
+	}
+	return decodeStream(b) // a problem: a json.Decoder says what and where
+}
+
+// decodeStream is DecodeOpenAI with a json.Decoder, which reports every problem.
+func decodeStream(b []byte) (Array, error) {
 	var a Array
 	dec := json.NewDecoder(bytes.NewReader(b))
 	tok, err := dec.Token()
@@ -435,6 +443,110 @@ func DecodeOpenAI(b []byte) (Array, error) {
 	return a, nil
 }
 
+// decodeInPlace is DecodeOpenAI of a file without a problem, which it reads in place: a
+// json.Decoder copies each message into a buffer of its own and then again into the
+// value it decodes (for a message of 100 MB, 350 MB more). It reports false at the first
+// problem of any kind, for DecodeOpenAI to read the file again and say what it is.
+func decodeInPlace(b []byte) (Array, bool) {
+	var a Array
+	i := skipSpace(b, 0)
+	switch {
+	case i < len(b) && b[i] == '[':
+		var ok bool
+		if i, ok = a.elementsInPlace(b, i); !ok {
+			return a, false
+		}
+	case i < len(b) && b[i] == '{':
+		seen := false
+		i = skipSpace(b, i+1)
+		for first := true; ; first = false {
+			if i < len(b) && b[i] == '}' && first {
+				break
+			}
+			end, valid, _ := chat.ScanJSONValue(b, i, nil)
+			var key string
+			if !valid || b[i] != '"' || json.Unmarshal(b[i:end], &key) != nil {
+				return a, false
+			}
+			if i = skipSpace(b, end); i >= len(b) || b[i] != ':' {
+				return a, false
+			}
+			i = skipSpace(b, i+1)
+			if key == "messages" {
+				if seen || i >= len(b) || b[i] != '[' {
+					return a, false
+				}
+				seen = true
+				var ok bool
+				if i, ok = a.elementsInPlace(b, i); !ok {
+					return a, false
+				}
+			} else {
+				end, valid, _ := chat.ScanJSONValue(b, i, nil)
+				if !valid {
+					return a, false
+				}
+				i = end
+			}
+			if i = skipSpace(b, i); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i >= len(b) || b[i] != '}' {
+				return a, false
+			}
+			break
+		}
+		if !seen {
+			return a, false
+		}
+		i++
+	default:
+		return a, false
+	}
+	return a, skipSpace(b, i) == len(b)
+}
+
+// elementsInPlace reads, in place, the messages of the array at b[i] ('['), and returns
+// the offset after its ']'.
+func (a *Array) elementsInPlace(b []byte, i int) (int, bool) {
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return i + 1, true
+	}
+	for {
+		if len(a.Messages) >= MaxMessages {
+			return 0, false
+		}
+		end, valid, _ := chat.ScanJSONValue(b, i, nil)
+		if !valid {
+			return 0, false
+		}
+		w, err := decodeMessage(b[i:end])
+		if err != nil {
+			return 0, false
+		}
+		a.Messages = append(a.Messages, w)
+		a.Offsets = append(a.Offsets, int64(i))
+		switch i = skipSpace(b, end); {
+		case i < len(b) && b[i] == ',':
+			i = skipSpace(b, i+1)
+		case i < len(b) && b[i] == ']':
+			return i + 1, true
+		default:
+			return 0, false
+		}
+	}
+}
+
+// skipSpace returns the offset of the first byte at or after i that is not JSON space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
 // decodeElements reads the elements of an array whose '[' was read, and its ']'.
 func (a *Array) decodeElements(b []byte, dec *json.Decoder) error {
 	for dec.More() {
@@ -467,11 +579,22 @@ func (a *Array) decodeElements(b []byte, dec *json.Decoder) error {
 
 // messageJSON is the form of one message DecodeOpenAI reads.
 type messageJSON struct {
-	Role         *string         `json:"role"`
-	Content      json.RawMessage `json:"content"`
-	ToolCalls    []toolCallJSON  `json:"tool_calls"`
-	ToolCallID   *string         `json:"tool_call_id"`
-	FunctionCall json.RawMessage `json:"function_call"`
+	Role         *string        `json:"role"`
+	Content      inPlace        `json:"content"`
+	ToolCalls    []toolCallJSON `json:"tool_calls"`
+	ToolCallID   *string        `json:"tool_call_id"`
+	FunctionCall inPlace        `json:"function_call"`
+}
+
+// inPlace is a JSON value kept as the slice of the input it was read from, where
+// json.RawMessage copies it: json.Unmarshal hands a value's own bytes of its input to
+// UnmarshalJSON, and the input of decodeMessage outlives what it decodes.
+type inPlace []byte
+
+// UnmarshalJSON keeps b.
+func (r *inPlace) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
 }
 
 type toolCallJSON struct {

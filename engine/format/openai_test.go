@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -392,6 +393,13 @@ func FuzzDecodeOpenAI(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		arr, err := DecodeOpenAI(b)
+		// Read in place or by the json.Decoder, a file gives the same messages.
+		if inPlace, ok := decodeInPlace(b); ok {
+			streamed, err := decodeStream(b)
+			if err != nil || !reflect.DeepEqual(inPlace, streamed) {
+				t.Fatalf("read in place: %+v\nwith a json.Decoder: %+v, %v", inPlace, streamed, err)
+			}
+		}
 		if err != nil {
 			var e *OpenAIError
 			if !errors.As(err, &e) {

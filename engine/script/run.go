@@ -95,6 +95,9 @@ func (r *Runner) Run(ctx context.Context, s *Script) (*engine.Session, error) {
 	}
 	for i := range s.Steps {
 		st := &s.Steps[i]
+		if err := ctx.Err(); err != nil { // a long script answers a signal at the next step
+			return sess, fmt.Errorf("%s:%d:%d: %s: %w", s.Path, st.Line, st.Col, st.Kind, err)
+		}
 		r.checkClock(s, sess, st)
 		var next *Step
 		if i+1 < len(s.Steps) {
